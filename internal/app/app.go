@@ -1,0 +1,232 @@
+// Package app wires every service from the configuration, and runs and
+// stops them in order: the database and migrations first, then the job
+// workers and the HTTP server; on shutdown, in-flight requests finish, then
+// running jobs finish or are released, then the database closes.
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"path/filepath"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/redis/go-redis/v9"
+
+	"concierge/internal/account"
+	"concierge/internal/clock"
+	"concierge/internal/config"
+	"concierge/internal/httpapi"
+	"concierge/internal/jobs"
+	"concierge/internal/mail"
+	"concierge/internal/ratelimit"
+	"concierge/internal/secret"
+	"concierge/internal/store"
+)
+
+// Version is the build's version, set with -ldflags "-X concierge/internal/app.Version=...".
+var Version = "dev"
+
+// Options override parts of the wiring; tests use them. Zero values mean
+// production behaviour.
+type Options struct {
+	Clock       clock.Clock
+	Mailer      mail.Mailer
+	HashParams  *account.HashParams
+	Accounts    account.Options
+	Jobs        jobs.Options
+	Logger      *slog.Logger
+	SkipMigrate bool
+}
+
+// App is the running service.
+type App struct {
+	Config   config.Config
+	DB       *store.DB
+	Keys     *secret.Keyring
+	Queue    *jobs.Queue
+	Pool     *jobs.Pool
+	Accounts *account.Service
+	Mailer   mail.Mailer
+	Limiter  ratelimit.Limiter
+	HTTP     *httpapi.Server
+	Registry *prometheus.Registry
+	Log      *slog.Logger
+	Clock    clock.Clock
+
+	redis *redis.Client
+}
+
+// New builds the service: it opens and migrates the database and creates
+// every component, but starts nothing.
+func New(ctx context.Context, cfg config.Config, opts Options) (_ *App, err error) {
+	a := &App{Config: cfg, Log: opts.Logger, Clock: opts.Clock}
+	if a.Log == nil {
+		a.Log = slog.New(slog.DiscardHandler)
+	}
+	if a.Clock == nil {
+		a.Clock = clock.Real{}
+	}
+	defer func() {
+		if err != nil {
+			a.Close()
+		}
+	}()
+
+	a.DB, err = store.Open(ctx, store.Options{
+		DatabaseURL:  cfg.DatabaseURL.Reveal(),
+		SQLitePath:   SQLitePath(cfg),
+		MaxOpenConns: cfg.DBMaxConns,
+	})
+	if err != nil {
+		return nil, err
+	}
+	if !opts.SkipMigrate {
+		if _, err := a.DB.Migrate(ctx, a.Log); err != nil {
+			return nil, err
+		}
+	} else if cur, latest, err := a.DB.MigrationVersion(ctx); err != nil || cur != latest {
+		return nil, fmt.Errorf("app: database schema is at version %d, this build needs %d: run `concierge migrate`", cur, latest)
+	}
+	a.Keys, err = secret.Load(cfg.DataDir, cfg.SecretKey.Reveal())
+	if err != nil {
+		return nil, err
+	}
+
+	a.Mailer = opts.Mailer
+	if a.Mailer == nil {
+		a.Mailer, err = mail.New(cfg.SMTPURL.Reveal(), cfg.DataDir, cfg.MailFrom, a.Log)
+		if err != nil {
+			return nil, err
+		}
+	}
+
+	limits, err := cfg.Limits.Parse()
+	if err != nil {
+		return nil, err
+	}
+	if err := a.openLimiter(ctx); err != nil {
+		return nil, err
+	}
+
+	a.Registry = prometheus.NewRegistry()
+	a.Registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+
+	a.Queue = jobs.NewQueue(a.DB, a.Clock)
+	jobOpts := opts.Jobs
+	if jobOpts.Workers == 0 {
+		jobOpts.Workers = cfg.Workers
+	}
+	jobOpts.Clock, jobOpts.Logger, jobOpts.Registerer = a.Clock, a.Log, a.Registry
+	a.Pool = jobs.NewPool(a.Queue, jobOpts)
+
+	hp := account.HashParams{MemoryKiB: cfg.Argon2MemoryKiB, Iterations: cfg.Argon2Iterations, Threads: 1}
+	if opts.HashParams != nil {
+		hp = *opts.HashParams
+	}
+	accOpts := opts.Accounts
+	if accOpts.LoginAccount.IsZero() {
+		accOpts.LoginAccount = limits["login_account"]
+	}
+	if accOpts.PublicURL == "" {
+		accOpts.PublicURL = cfg.PublicURL
+	}
+	a.Accounts = account.NewService(account.Deps{
+		DB: a.DB, Keys: a.Keys, Hasher: account.NewHasher(hp, cfg.HashConcurrency), Limiter: a.Limiter,
+		Queue: a.Queue, Mailer: a.Mailer, Clock: a.Clock, Logger: a.Log,
+	}, accOpts)
+	a.Accounts.RegisterJobs(a.Pool)
+
+	trusted, err := cfg.TrustedProxyPrefixes()
+	if err != nil {
+		return nil, err
+	}
+	a.HTTP = httpapi.New(httpapi.Deps{
+		Accounts:         a.Accounts,
+		Ready:            a.DB.Ping,
+		Limiter:          a.Limiter,
+		Limits:           limits,
+		LimitsOff:        cfg.RateLimits == "off",
+		TrustedProxies:   trusted,
+		TrustEdgeHeaders: cfg.TrustEdgeHeaders,
+		Logger:           a.Log,
+		AccessLog:        cfg.AccessLog,
+		Registry:         a.Registry,
+		MetricsToken:     cfg.MetricsToken.Reveal(),
+		Version:          Version,
+	})
+	return a, nil
+}
+
+// SQLitePath is where the embedded database lives.
+func SQLitePath(cfg config.Config) string { return filepath.Join(cfg.DataDir, "concierge.db") }
+
+// openLimiter uses Redis when configured, so that every replica counts
+// against the same ceilings; otherwise counters live in this process.
+func (a *App) openLimiter(ctx context.Context) error {
+	if a.Config.RedisURL == "" {
+		a.Limiter = ratelimit.NewMemory(func() time.Time { return a.Clock.Now() })
+		return nil
+	}
+	ropts, err := redis.ParseURL(a.Config.RedisURL.Reveal())
+	if err != nil {
+		return fmt.Errorf("app: REDIS_URL: %w", err)
+	}
+	a.redis = redis.NewClient(ropts)
+	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if err := a.redis.Ping(pctx).Err(); err != nil {
+		return fmt.Errorf("app: redis: %w", err)
+	}
+	a.Limiter = ratelimit.NewRedis(a.redis, "concierge:rl:")
+	return nil
+}
+
+// Serve runs the HTTP server on ln and the job workers until ctx is done,
+// then shuts down gracefully within Config.ShutdownTimeout.
+func (a *App) Serve(ctx context.Context, ln net.Listener) error {
+	srv := &http.Server{
+		Handler:           a.HTTP,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(a.Log.Handler(), slog.LevelWarn),
+	}
+	a.Pool.Start()
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+
+	var serveErr error
+	select {
+	case <-ctx.Done():
+	case serveErr = <-errc:
+	}
+	a.Log.Info("shutting down")
+	sctx, cancel := context.WithTimeout(context.Background(), a.Config.ShutdownTimeout)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		a.Log.Warn("http shutdown", "err", err)
+	}
+	a.Pool.Stop(sctx)
+	if errors.Is(serveErr, http.ErrServerClosed) {
+		serveErr = nil
+	}
+	return serveErr
+}
+
+// Close releases the database and Redis connections.
+func (a *App) Close() error {
+	var errs []error
+	if a.DB != nil {
+		errs = append(errs, a.DB.Close())
+	}
+	if a.redis != nil {
+		errs = append(errs, a.redis.Close())
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,193 @@
+// Package config is the one Config struct of the process, loaded from the
+// environment (CONCIERGE_*, DATABASE_URL, REDIS_URL) with defaults that run
+// on one machine with nothing else installed.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/netip"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/caarlos0/env/v11"
+
+	"concierge/internal/ratelimit"
+)
+
+// Secret is a configuration value that must never be printed.
+type Secret string
+
+// String masks the value.
+func (s Secret) String() string {
+	if s == "" {
+		return ""
+	}
+	return "***"
+}
+
+// LogValue masks the value in structured logs.
+func (s Secret) LogValue() slog.Value { return slog.StringValue(s.String()) }
+
+// Reveal returns the value for the one place that needs it.
+func (s Secret) Reveal() string { return string(s) }
+
+// Config is everything the process can be told.
+type Config struct {
+	Addr        string `env:"CONCIERGE_ADDR" envDefault:"127.0.0.1:8080"`
+	DataDir     string `env:"CONCIERGE_DATA_DIR" envDefault:"./data"`
+	DatabaseURL Secret `env:"DATABASE_URL"`
+	DBMaxConns  int    `env:"CONCIERGE_DB_MAX_CONNS" envDefault:"16"`
+	RedisURL    Secret `env:"REDIS_URL"`
+	// SecretKey is hex or base64 of >= 32 random bytes. Replicas sharing a
+	// database must share it; without it, <data dir>/secret.key is used.
+	SecretKey Secret `env:"CONCIERGE_SECRET_KEY"`
+	// PublicURL is the externally visible base URL (links in e-mails).
+	PublicURL string `env:"CONCIERGE_PUBLIC_URL"`
+
+	LogFormat string `env:"CONCIERGE_LOG_FORMAT" envDefault:"text"`
+	LogLevel  string `env:"CONCIERGE_LOG_LEVEL" envDefault:"info"`
+	// AccessLog writes one line per request at INFO.
+	AccessLog bool `env:"CONCIERGE_ACCESS_LOG" envDefault:"true"`
+
+	// RateLimits is "on" or "off" (benchmarks only).
+	RateLimits string    `env:"CONCIERGE_RATE_LIMITS" envDefault:"on"`
+	Limits     LimitsEnv `envPrefix:"CONCIERGE_RATE_LIMIT_"`
+	// TrustedProxies are CIDRs whose X-Forwarded-For is believed.
+	TrustedProxies []string `env:"CONCIERGE_TRUSTED_PROXIES" envSeparator:","`
+	// TrustEdgeHeaders lets /auth/detect-country read CDN country headers.
+	TrustEdgeHeaders bool `env:"CONCIERGE_TRUST_EDGE_HEADERS"`
+
+	SMTPURL  Secret `env:"CONCIERGE_SMTP_URL"`
+	MailFrom string `env:"CONCIERGE_MAIL_FROM"`
+
+	Workers         int           `env:"CONCIERGE_WORKERS" envDefault:"4"`
+	ShutdownTimeout time.Duration `env:"CONCIERGE_SHUTDOWN_TIMEOUT" envDefault:"20s"`
+	// MetricsToken, when set, is required as a bearer token on /metrics.
+	MetricsToken Secret `env:"CONCIERGE_METRICS_TOKEN"`
+
+	// Password hashing (argon2id). The defaults are OWASP's minimum.
+	Argon2MemoryKiB   uint32   `env:"CONCIERGE_ARGON2_MEMORY_KIB" envDefault:"19456"`
+	Argon2Iterations  uint32   `env:"CONCIERGE_ARGON2_ITERATIONS" envDefault:"2"`
+	HashConcurrency   int      `env:"CONCIERGE_PASSWORD_HASH_CONCURRENCY" envDefault:"0"`
+	OutboundAllowList []string `env:"CONCIERGE_OUTBOUND_ALLOW" envSeparator:","`
+}
+
+// LimitsEnv holds the per-class rate-limit ceilings as "N/period" strings.
+// Defaults follow the spec's table (section 8).
+type LimitsEnv struct {
+	Read        string `env:"READ" envDefault:"60/m"`
+	Write       string `env:"WRITE" envDefault:"60/m"`
+	Chat        string `env:"CHAT" envDefault:"30/m"`
+	Ingest      string `env:"INGEST" envDefault:"10/m"`
+	PreviewCost string `env:"PREVIEW_COST" envDefault:"20/m"`
+	Crawl       string `env:"CRAWL" envDefault:"10/h"`
+	Discover    string `env:"DISCOVER" envDefault:"120/h"`
+	Auth        string `env:"AUTH" envDefault:"10/m"`
+	Signup      string `env:"SIGNUP" envDefault:"20/h"`
+	Billing     string `env:"BILLING" envDefault:"10/m"`
+	Public      string `env:"PUBLIC" envDefault:"60/m"`
+	// LoginAccount bounds failed sign-ins per account from any address.
+	LoginAccount string `env:"LOGIN_ACCOUNT" envDefault:"10/15m"`
+}
+
+// Load reads the configuration from getenv (os.Getenv in production).
+func Load(getenv func(string) string) (Config, error) {
+	var c Config
+	// Read exactly the variables the struct names through getenv, so tests
+	// can pass a map instead of mutating the process environment.
+	params, err := env.GetFieldParams(&c)
+	if err != nil {
+		return c, fmt.Errorf("config: %w", err)
+	}
+	environ := map[string]string{}
+	for _, p := range params {
+		if v := getenv(p.Key); v != "" {
+			environ[p.Key] = v
+		}
+	}
+	if err := env.ParseWithOptions(&c, env.Options{Environment: environ}); err != nil {
+		return c, fmt.Errorf("config: %w", err)
+	}
+	return c, c.Validate()
+}
+
+// Validate checks values that parse but make no sense.
+func (c Config) Validate() error {
+	var errs []error
+	if c.Addr == "" {
+		errs = append(errs, errors.New("CONCIERGE_ADDR is empty"))
+	}
+	if c.DataDir == "" {
+		errs = append(errs, errors.New("CONCIERGE_DATA_DIR is empty"))
+	}
+	if c.DatabaseURL != "" {
+		u, err := url.Parse(c.DatabaseURL.Reveal())
+		if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
+			errs = append(errs, errors.New("DATABASE_URL must be a postgres:// URL"))
+		}
+	}
+	switch c.RateLimits {
+	case "on", "off":
+	default:
+		errs = append(errs, fmt.Errorf("CONCIERGE_RATE_LIMITS=%q: want on or off", c.RateLimits))
+	}
+	if _, err := c.Limits.Parse(); err != nil {
+		errs = append(errs, err)
+	}
+	if _, err := c.TrustedProxyPrefixes(); err != nil {
+		errs = append(errs, err)
+	}
+	if c.Workers < 1 {
+		errs = append(errs, errors.New("CONCIERGE_WORKERS must be at least 1"))
+	}
+	if c.Argon2MemoryKiB < 8 || c.Argon2Iterations < 1 {
+		errs = append(errs, errors.New("argon2 parameters too small"))
+	}
+	return errors.Join(errs...)
+}
+
+// Limits are the parsed per-class ceilings.
+type Limits map[string]ratelimit.Limit
+
+// Parse returns the ceilings by class name (read, write, chat, ...).
+func (l LimitsEnv) Parse() (Limits, error) {
+	raw := map[string]string{
+		"read": l.Read, "write": l.Write, "chat": l.Chat, "ingest": l.Ingest,
+		"preview_cost": l.PreviewCost, "crawl": l.Crawl, "discover": l.Discover,
+		"auth": l.Auth, "signup": l.Signup, "billing": l.Billing, "public": l.Public,
+		"login_account": l.LoginAccount,
+	}
+	out := Limits{}
+	for class, v := range raw {
+		lim, err := ratelimit.Parse(v)
+		if err != nil {
+			return nil, fmt.Errorf("CONCIERGE_RATE_LIMIT_%s=%q: %w", strings.ToUpper(class), v, err)
+		}
+		out[class] = lim
+	}
+	return out, nil
+}
+
+// TrustedProxyPrefixes parses TrustedProxies; a bare address is a /32 or /128.
+func (c Config) TrustedProxyPrefixes() ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, s := range c.TrustedProxies {
+		s = strings.TrimSpace(s)
+		if s == "" {
+			continue
+		}
+		if p, err := netip.ParsePrefix(s); err == nil {
+			out = append(out, p.Masked())
+			continue
+		}
+		a, err := netip.ParseAddr(s)
+		if err != nil {
+			return nil, fmt.Errorf("CONCIERGE_TRUSTED_PROXIES: %q is not an address or CIDR", s)
+		}
+		out = append(out, netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
+	}
+	return out, nil
+}

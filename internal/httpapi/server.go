@@ -1,0 +1,225 @@
+// Package httpapi is the HTTP face of the service: the route table, the
+// credential and rate-limit middleware, request decoding through huma (which
+// also generates /openapi.json from the same code), and the mapping of domain
+// errors to the status codes and bodies of spec section 7. It holds no
+// business rules.
+package httpapi
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"net/netip"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+	"github.com/danielgtaylor/huma/v2/adapters/humachi"
+	"github.com/go-chi/chi/v5"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"concierge/internal/account"
+	"concierge/internal/ratelimit"
+)
+
+// DefaultMaxBody is the request body limit of routes that do not set their own.
+const DefaultMaxBody = 1 << 20
+
+// Operation metadata keys read by the middleware.
+const (
+	metaCreds = "concierge.creds"
+	metaLimit = "concierge.limit"
+)
+
+// Deps are what the HTTP layer needs.
+type Deps struct {
+	Accounts *account.Service
+	// Ready reports whether the process can serve (database reachable).
+	Ready   func(ctx context.Context) error
+	Limiter ratelimit.Limiter
+	// Limits maps rate-limit class to ceiling; LimitsOff disables them all.
+	Limits           map[string]ratelimit.Limit
+	LimitsOff        bool
+	TrustedProxies   []netip.Prefix
+	TrustEdgeHeaders bool
+	Logger           *slog.Logger
+	AccessLog        bool
+	// Registry receives the HTTP metrics and is served at /metrics.
+	Registry     *prometheus.Registry
+	MetricsToken string
+	Version      string
+}
+
+// Server is the HTTP handler of the whole API.
+type Server struct {
+	router    chi.Router
+	api       huma.API
+	accounts  *account.Service
+	ready     func(ctx context.Context) error
+	limiter   ratelimit.Limiter
+	limits    map[string]ratelimit.Limit
+	limitsOff bool
+	trusted   []netip.Prefix
+	edge      bool
+	log       *slog.Logger
+	accessLog bool
+	metrics   *httpMetrics
+	version   string
+}
+
+// New builds the router with every route.
+func New(d Deps) *Server {
+	if d.Logger == nil {
+		d.Logger = slog.New(slog.DiscardHandler)
+	}
+	if d.Limiter == nil {
+		d.Limiter = ratelimit.Off{}
+	}
+	s := &Server{
+		accounts:  d.Accounts,
+		ready:     d.Ready,
+		limiter:   d.Limiter,
+		limits:    d.Limits,
+		limitsOff: d.LimitsOff,
+		trusted:   d.TrustedProxies,
+		edge:      d.TrustEdgeHeaders,
+		log:       d.Logger.With("component", "http"),
+		accessLog: d.AccessLog,
+		metrics:   newHTTPMetrics(d.Registry),
+		version:   d.Version,
+	}
+	r := chi.NewRouter()
+	r.Use(requestID, s.clientIP, s.observe, s.recoverer, securityHeaders)
+	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, "Not Found", nil)
+	})
+	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusMethodNotAllowed, "Method Not Allowed", nil)
+	})
+
+	// Platform routes: not part of the customer-facing contract, so they
+	// stay out of the OpenAPI description.
+	r.Get("/healthz", s.healthz)
+	r.Get("/readyz", s.readyz)
+	r.Handle("/metrics", s.metricsHandler(d.Registry, d.MetricsToken))
+
+	s.router = r
+	s.api = humachi.New(r, apiConfig())
+	s.api.UseMiddleware(s.authenticate, s.rateLimit)
+	s.routes()
+	return s
+}
+
+// ServeHTTP serves the API.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.router.ServeHTTP(w, r) }
+
+// OpenAPI returns the generated description.
+func (s *Server) OpenAPI() *huma.OpenAPI { return s.api.OpenAPI() }
+
+func apiConfig() huma.Config {
+	huma.DefaultArrayNullable = false
+	cfg := huma.DefaultConfig("Concierge API", "1.0.0")
+	cfg.Info.Description = "REST API of the Concierge AI chatbot platform: workspaces, chatbots, knowledge, " +
+		"chat, leads, analytics, webhooks and billing. Errors always carry a detail field: a string, a list of " +
+		"{loc, msg, type} for 422, or an object with an error code for machine-readable cases. 429 responses " +
+		"carry Retry-After; ceilings are not published."
+	cfg.OpenAPIPath = "/openapi"
+	cfg.DocsPath = ""
+	cfg.SchemasPath = ""
+	cfg.CreateHooks = nil
+	cfg.AllowAdditionalPropertiesByDefault = true
+	cfg.Components.SecuritySchemes = securitySchemes()
+	return cfg
+}
+
+// route describes one customer-facing operation.
+type route struct {
+	id, method, path string
+	summary, desc    string
+	tags             []string
+	creds            credential
+	limit            string
+	status           int
+	errors           []int
+	maxBody          int64
+	hidden           bool
+}
+
+// register adds a route. Every handler error goes through toHTTP, so no
+// handler writes a status itself.
+func register[I, O any](s *Server, rt route, h func(ctx context.Context, in *I) (*O, error)) {
+	errs := append([]int{}, rt.errors...)
+	if rt.creds != 0 {
+		errs = append(errs, http.StatusUnauthorized)
+	}
+	if rt.limit != "" {
+		errs = append(errs, http.StatusTooManyRequests)
+	}
+	op := huma.Operation{
+		OperationID:   rt.id,
+		Method:        rt.method,
+		Path:          rt.path,
+		Summary:       rt.summary,
+		Description:   rt.desc,
+		Tags:          rt.tags,
+		DefaultStatus: rt.status,
+		Errors:        errs,
+		Security:      security(rt.creds),
+		MaxBodyBytes:  rt.maxBody,
+		Hidden:        rt.hidden,
+		Metadata:      map[string]any{metaCreds: rt.creds, metaLimit: rt.limit},
+	}
+	if op.MaxBodyBytes == 0 {
+		op.MaxBodyBytes = DefaultMaxBody
+	}
+	huma.Register(s.api, op, func(ctx context.Context, in *I) (*O, error) {
+		out, err := h(ctx, in)
+		if err != nil {
+			return nil, s.toHTTP(ctx, err)
+		}
+		return out, nil
+	})
+}
+
+func (s *Server) routes() {
+	s.authRoutes()
+	s.keyRoutes()
+}
+
+func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write([]byte(`{"status":"ok"}` + "\n"))
+}
+
+func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	defer cancel()
+	if s.ready != nil {
+		if err := s.ready(ctx); err != nil {
+			s.log.WarnContext(ctx, "not ready", "err", err)
+			w.Header().Set("Retry-After", "5")
+			writeError(w, http.StatusServiceUnavailable, "not ready: database unreachable", nil)
+			return
+		}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write([]byte(`{"status":"ready"}` + "\n"))
+}
+
+func (s *Server) metricsHandler(reg *prometheus.Registry, token string) http.Handler {
+	if reg == nil {
+		return http.NotFoundHandler()
+	}
+	h := promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
+	if token == "" {
+		return h
+	}
+	want := "Bearer " + token
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !constantTimeEqual(r.Header.Get("Authorization"), want) {
+			writeError(w, http.StatusUnauthorized, "invalid credentials", nil)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}

@@ -1,0 +1,194 @@
+// Package store opens the database (SQLite by default, PostgreSQL when a URL
+// is given), applies the migrations, runs transactions, and turns driver
+// errors into the domain vocabulary of package apperr. Each area keeps its own
+// SQL in its own package and runs it through the helpers here.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+)
+
+// Dialect names a database engine.
+type Dialect string
+
+// The supported engines.
+const (
+	SQLite   Dialect = "sqlite"
+	Postgres Dialect = "postgres"
+)
+
+// Options says what to open.
+type Options struct {
+	// DatabaseURL selects PostgreSQL when set (postgres://...).
+	DatabaseURL string
+	// SQLitePath is the database file used when DatabaseURL is empty.
+	SQLitePath string
+	// MaxOpenConns bounds the PostgreSQL pool and the SQLite reader pool.
+	MaxOpenConns int
+}
+
+// DB is the shared database handle. On SQLite, writes go through a single
+// connection (SQLite has one writer; serialising in Go avoids SQLITE_BUSY)
+// and reads through a pool. On PostgreSQL both are the same pool.
+type DB struct {
+	dialect Dialect
+	w       *sqlx.DB
+	r       *sqlx.DB
+}
+
+// Open connects to the database described by opts. It does not migrate.
+func Open(ctx context.Context, opts Options) (*DB, error) {
+	if opts.MaxOpenConns <= 0 {
+		opts.MaxOpenConns = 16
+	}
+	var (
+		db  *DB
+		err error
+	)
+	if opts.DatabaseURL != "" {
+		db, err = openPostgres(opts)
+	} else {
+		db, err = openSQLite(opts)
+	}
+	if err != nil {
+		return nil, err
+	}
+	pingCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := db.Ping(pingCtx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("store: connect: %w", err)
+	}
+	return db, nil
+}
+
+// Dialect reports the engine.
+func (db *DB) Dialect() Dialect { return db.dialect }
+
+// Writer is the handle for writes outside a transaction.
+func (db *DB) Writer() Q { return db.w }
+
+// Reader is the handle for reads outside a transaction.
+func (db *DB) Reader() Q { return db.r }
+
+// SQL exposes the writer's *sql.DB for tools that need it (migrations).
+func (db *DB) SQL() *sql.DB { return db.w.DB }
+
+// Ping checks that both handles reach the database.
+func (db *DB) Ping(ctx context.Context) error {
+	if err := db.w.PingContext(ctx); err != nil {
+		return err
+	}
+	if db.r != db.w {
+		return db.r.PingContext(ctx)
+	}
+	return nil
+}
+
+// Close closes every connection.
+func (db *DB) Close() error {
+	err := db.w.Close()
+	if db.r != db.w {
+		err = errors.Join(err, db.r.Close())
+	}
+	return err
+}
+
+// Q is what store code runs SQL on: a database handle or a transaction. It is
+// satisfied by *sqlx.DB and *sqlx.Tx. Queries are written with ? placeholders;
+// the helpers below rebind them for the engine.
+type Q interface {
+	GetContext(ctx context.Context, dest any, query string, args ...any) error
+	SelectContext(ctx context.Context, dest any, query string, args ...any) error
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryxContext(ctx context.Context, query string, args ...any) (*sqlx.Rows, error)
+	Rebind(query string) string
+	DriverName() string
+}
+
+// Get runs a query that returns one row into dest. No row is ErrNotFound.
+func Get(ctx context.Context, q Q, dest any, query string, args ...any) error {
+	return Normalize(q.GetContext(ctx, dest, q.Rebind(query), args...))
+}
+
+// Select runs a query into a slice.
+func Select(ctx context.Context, q Q, dest any, query string, args ...any) error {
+	return Normalize(q.SelectContext(ctx, dest, q.Rebind(query), args...))
+}
+
+// Exec runs a statement and reports the number of rows it affected.
+func Exec(ctx context.Context, q Q, query string, args ...any) (int64, error) {
+	res, err := q.ExecContext(ctx, q.Rebind(query), args...)
+	if err != nil {
+		return 0, Normalize(err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, Normalize(err)
+	}
+	return n, nil
+}
+
+// In expands a query with slice arguments (`kind IN (?)`) and rebinds it.
+func In(q Q, query string, args ...any) (string, []any, error) {
+	query, args, err := sqlx.In(query, args...)
+	if err != nil {
+		return "", nil, fmt.Errorf("store: expand query: %w", err)
+	}
+	return query, args, nil
+}
+
+// Tx runs fn in a transaction and commits when fn returns nil. On SQLite the
+// transaction starts with BEGIN IMMEDIATE (it takes the write lock up front,
+// so two read-then-write transactions cannot deadlock); on PostgreSQL a
+// serialization failure or deadlock is retried a few times.
+func (db *DB) Tx(ctx context.Context, fn func(tx *sqlx.Tx) error) error {
+	const attempts = 3
+	var err error
+	for i := 0; i < attempts; i++ {
+		err = db.tx(ctx, fn)
+		if err == nil || !isRetryable(err) || ctx.Err() != nil {
+			return err
+		}
+		time.Sleep(time.Duration(i+1) * 5 * time.Millisecond)
+	}
+	return err
+}
+
+func (db *DB) tx(ctx context.Context, fn func(tx *sqlx.Tx) error) (err error) {
+	tx, err := db.w.BeginTxx(ctx, nil)
+	if err != nil {
+		return Normalize(fmt.Errorf("store: begin: %w", err))
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			_ = tx.Rollback()
+			panic(p)
+		}
+		if err != nil {
+			_ = tx.Rollback()
+		}
+	}()
+	if err = fn(tx); err != nil {
+		return err
+	}
+	if err = tx.Commit(); err != nil {
+		return Normalize(fmt.Errorf("store: commit: %w", err))
+	}
+	return nil
+}
+
+// Placeholders returns "?, ?, ?" for n arguments.
+func Placeholders(n int) string {
+	if n <= 0 {
+		return ""
+	}
+	return strings.Repeat("?, ", n-1) + "?"
+}
