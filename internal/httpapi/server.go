@@ -75,6 +75,10 @@ func New(d Deps) *Server {
 	if d.Limiter == nil {
 		d.Limiter = ratelimit.Off{}
 	}
+	var reg prometheus.Registerer
+	if d.Registry != nil {
+		reg = d.Registry // a typed nil would not compare equal to nil
+	}
 	s := &Server{
 		accounts:  d.Accounts,
 		ready:     d.Ready,
@@ -85,7 +89,7 @@ func New(d Deps) *Server {
 		edge:      d.TrustEdgeHeaders,
 		log:       d.Logger.With("component", "http"),
 		accessLog: d.AccessLog,
-		metrics:   newHTTPMetrics(d.Registry),
+		metrics:   newHTTPMetrics(reg),
 		version:   d.Version,
 	}
 	r := chi.NewRouter()

@@ -250,12 +250,18 @@ func (p *Pool) poll(ctx context.Context) int {
 // sends them dead when their attempts are spent.
 func (p *Pool) rescue(ctx context.Context) error {
 	now := p.opts.Clock.Now()
-	_, err := store.Exec(ctx, p.db.Writer(), `UPDATE jobs SET
-		status = CASE WHEN attempts >= max_attempts THEN 'dead' ELSE 'queued' END,
-		finished_at = CASE WHEN attempts >= max_attempts THEN ? ELSE NULL END,
-		last_error = 'lease expired: the worker stopped before finishing',
-		lease_token = NULL, lease_expires_at = NULL, run_at = ?, updated_at = ?
-		WHERE status = 'running' AND lease_expires_at < ?`, now, now, now, now)
+	const lost = "lease expired: the worker stopped before finishing"
+	// Two statements rather than a CASE: PostgreSQL cannot infer the type
+	// of a parameter that only appears in a CASE branch.
+	_, err := store.Exec(ctx, p.db.Writer(), `UPDATE jobs SET status = 'dead', finished_at = ?, last_error = ?,
+		lease_token = NULL, lease_expires_at = NULL, updated_at = ?
+		WHERE status = 'running' AND lease_expires_at < ? AND attempts >= max_attempts`, now, lost, now, now)
+	if err != nil {
+		return err
+	}
+	_, err = store.Exec(ctx, p.db.Writer(), `UPDATE jobs SET status = 'queued', run_at = ?, last_error = ?,
+		lease_token = NULL, lease_expires_at = NULL, updated_at = ?
+		WHERE status = 'running' AND lease_expires_at < ?`, now, lost, now, now)
 	return err
 }
 
@@ -270,8 +276,11 @@ func (p *Pool) claim(ctx context.Context, n int) ([]*Job, error) {
 	for i, k := range p.names {
 		kinds[i] = k
 	}
+	// A claimed job gives up its unique key: the key only de-duplicates
+	// work that has not started, and a retried or released job must never
+	// collide with a newer job queued under the same key.
 	query := `UPDATE jobs SET status = 'running', lease_token = ?, lease_expires_at = ?,
-		attempts = attempts + 1, updated_at = ?
+		attempts = attempts + 1, updated_at = ?, unique_key = NULL
 		WHERE id IN (SELECT id FROM jobs WHERE status = 'queued' AND run_at <= ?
 			AND kind IN (` + store.Placeholders(len(kinds)) + `)
 			ORDER BY priority DESC, run_at, id LIMIT ?` + lock + `)

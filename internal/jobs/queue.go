@@ -42,8 +42,9 @@ type NewJob struct {
 	RunAt       time.Time
 	MaxAttempts int
 	Priority    int // higher runs first
-	// UniqueKey de-duplicates: while a job with the same key is queued or
-	// running, enqueueing another returns the existing job's id.
+	// UniqueKey de-duplicates: while a job with the same key is waiting to
+	// run, enqueueing another returns the waiting job's id. Once it has
+	// started, a new job is queued (the request may carry newer work).
 	UniqueKey string
 }
 
@@ -150,11 +151,11 @@ func (q *Queue) EnqueueTx(ctx context.Context, tx store.Q, j NewJob) (int64, err
 	err := store.Get(ctx, tx, &id, `INSERT INTO jobs
 		(kind, workspace_id, payload, status, priority, attempts, max_attempts, run_at, unique_key, cancel_requested, created_at, updated_at)
 		VALUES (?, ?, ?, 'queued', ?, 0, ?, ?, ?, FALSE, ?, ?)
-		ON CONFLICT (unique_key) WHERE unique_key IS NOT NULL AND status IN ('queued', 'running') DO NOTHING
+		ON CONFLICT (unique_key) WHERE unique_key IS NOT NULL AND status = 'queued' DO NOTHING
 		RETURNING id`,
 		j.Kind, ws, string(payload), j.Priority, j.MaxAttempts, runAt.UTC(), key, now, now)
 	if store.IsNotFound(err) && j.UniqueKey != "" {
-		err = store.Get(ctx, tx, &id, `SELECT id FROM jobs WHERE unique_key = ? AND status IN ('queued', 'running')`, j.UniqueKey)
+		err = store.Get(ctx, tx, &id, `SELECT id FROM jobs WHERE unique_key = ? AND status = 'queued'`, j.UniqueKey)
 	}
 	if err != nil {
 		return 0, fmt.Errorf("jobs: enqueue %s: %w", j.Kind, err)

@@ -77,7 +77,7 @@ CREATE INDEX jobs_ready ON jobs (status, run_at, priority);
 CREATE INDEX jobs_lease ON jobs (status, lease_expires_at);
 CREATE INDEX jobs_workspace ON jobs (workspace_id);
 CREATE UNIQUE INDEX jobs_unique_active ON jobs (unique_key)
-    WHERE unique_key IS NOT NULL AND status IN ('queued', 'running');
+    WHERE unique_key IS NOT NULL AND status = 'queued';
 
 -- The event outbox: written in the same transaction as the change that
 -- caused the event; webhook delivery reads it.
