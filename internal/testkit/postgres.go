@@ -30,6 +30,10 @@ var (
 	pgSeq     atomic.Int64
 )
 
+// Cluster is a throwaway PostgreSQL server (or, with TEST_DATABASE_URL, an
+// existing one on which only databases are created).
+type Cluster = cluster
+
 type cluster struct {
 	dir      string // temp dir holding data and log
 	ctl      string // pg_ctl
@@ -164,6 +168,21 @@ func startCluster() (*cluster, error) {
 	c.adminURL = fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", port)
 	return c, nil
 }
+
+// StartPostgres starts a throwaway cluster outside of tests (the load
+// benchmark uses it). Stop it with Stop.
+func StartPostgres() (*Cluster, error) { return startCluster() }
+
+// CreateDatabase creates an empty database and returns its URL.
+func (c *cluster) CreateDatabase(ctx context.Context, name string) (string, error) {
+	if err := c.exec(ctx, "CREATE DATABASE "+name); err != nil {
+		return "", err
+	}
+	return withDatabase(c.adminURL, name), nil
+}
+
+// Stop shuts the cluster down and removes its files.
+func (c *cluster) Stop() { c.stop() }
 
 // stop shuts the cluster down and removes its files.
 func (c *cluster) stop() {
