@@ -186,20 +186,6 @@ func securityHeaders(next http.Handler) http.Handler {
 	})
 }
 
-// bodyLimit caps request bodies for routes outside huma's own limit.
-func bodyLimit(n int64) func(http.Handler) http.Handler {
-	return func(next http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.ContentLength > n {
-				writeError(w, http.StatusRequestEntityTooLarge, "request body is too large", nil)
-				return
-			}
-			r.Body = http.MaxBytesReader(w, r.Body, n)
-			next.ServeHTTP(w, r)
-		})
-	}
-}
-
 type httpMetrics struct {
 	requests *prometheus.CounterVec
 	latency  *prometheus.HistogramVec

@@ -1,0 +1,335 @@
+// Command loadbench measures authenticated GET /auth/me against concierge
+// (on SQLite and on PostgreSQL) beside a bare net/http JSON handler, each
+// server in its own process on loopback, and prints a Markdown table.
+//
+//	go run ./cmd/loadbench -c 64 -d 10s
+//	go run ./cmd/loadbench -targets bare,sqlite -access-log
+//
+// It is a tool, not a test: nothing here runs under go test.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// serveBareFlag re-execs this binary as the bare server; it is not a
+// user-facing flag, so it is checked before flag parsing and not listed.
+const serveBareFlag = "-serve-bare"
+
+type options struct {
+	conns       int
+	duration    time.Duration
+	warmup      time.Duration
+	targets     []string
+	bin         string
+	databaseURL string
+	accessLog   bool
+	gomaxprocs  int
+}
+
+func main() {
+	if len(os.Args) == 3 && os.Args[1] == serveBareFlag {
+		if err := serveBare(os.Args[2]); err != nil {
+			fmt.Fprintln(os.Stderr, "loadbench bare server:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	if err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(os.Stderr, "loadbench:", err)
+		}
+		os.Exit(1)
+	}
+}
+
+func parseFlags(args []string, stderr io.Writer) (options, error) {
+	var o options
+	fs := flag.NewFlagSet("loadbench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.IntVar(&o.conns, "c", 64, "concurrent connections (one goroutine each)")
+	fs.DurationVar(&o.duration, "d", 10*time.Second, "measured duration per target")
+	fs.DurationVar(&o.warmup, "warmup", 2*time.Second, "warm-up per target, discarded")
+	targets := fs.String("targets", "bare,sqlite,postgres", "comma list of targets: bare, sqlite, postgres")
+	fs.StringVar(&o.bin, "bin", "", "concierge binary (default: go build ./cmd/concierge into a temp dir)")
+	fs.StringVar(&o.databaseURL, "database-url", "", "PostgreSQL server to use instead of a throwaway cluster")
+	fs.BoolVar(&o.accessLog, "access-log", false, "keep concierge's per-request access log on (at level info)")
+	fs.IntVar(&o.gomaxprocs, "gomaxprocs", 0, "GOMAXPROCS for the server processes (0: unset)")
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	if fs.NArg() > 0 {
+		return o, fmt.Errorf("unexpected arguments: %q", fs.Args())
+	}
+	if o.conns < 1 || o.conns > 10000 {
+		return o, fmt.Errorf("-c %d: want 1..10000", o.conns)
+	}
+	if o.duration <= 0 || o.warmup < 0 {
+		return o, errors.New("-d must be positive and -warmup not negative")
+	}
+	if o.gomaxprocs < 0 {
+		return o, errors.New("-gomaxprocs must not be negative")
+	}
+	seen := map[string]bool{}
+	for _, t := range strings.Split(*targets, ",") {
+		t = strings.TrimSpace(t)
+		switch t {
+		case "bare", "sqlite", "postgres":
+			seen[t] = true
+		case "":
+		default:
+			return o, fmt.Errorf("-targets: unknown target %q (want bare, sqlite, postgres)", t)
+		}
+	}
+	for _, t := range []string{"bare", "sqlite", "postgres"} { // fixed run order
+		if seen[t] {
+			o.targets = append(o.targets, t)
+		}
+	}
+	if len(o.targets) == 0 {
+		return o, errors.New("-targets: nothing to run")
+	}
+	return o, nil
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	o, err := parseFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	logf := func(format string, a ...any) {
+		fmt.Fprintf(stderr, "loadbench: "+format+"\n", a...)
+	}
+	tmp, err := os.MkdirTemp("", "loadbench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+
+	needConcierge := len(o.targets) > 1 || o.targets[0] != "bare"
+	serverVersion := ""
+	if needConcierge {
+		if o.bin == "" {
+			if o.bin, err = buildConcierge(ctx, tmp, logf); err != nil {
+				return err
+			}
+		}
+		serverVersion = conciergeVersion(ctx, o.bin)
+	}
+
+	var results []result
+	for _, target := range o.targets {
+		r, err := runTarget(ctx, o, target, tmp, logf)
+		if err != nil {
+			return fmt.Errorf("%s: %w", target, err)
+		}
+		results = append(results, r)
+	}
+	printReport(stdout, o, results, serverVersion)
+	return nil
+}
+
+// runTarget starts the target's server, loads it and stops it again.
+func runTarget(ctx context.Context, o options, target, tmp string, logf func(string, ...any)) (result, error) {
+	dir, err := os.MkdirTemp(tmp, target+"-")
+	if err != nil {
+		return result{}, err
+	}
+	defer os.RemoveAll(dir)
+	env := serverEnv(o)
+	var srv *server
+	switch target {
+	case "bare":
+		self, err := os.Executable()
+		if err != nil {
+			return result{}, err
+		}
+		srv, err = startServer(ctx, "bare", self, func(addr string) []string { return []string{serveBareFlag, addr} },
+			env, dir)
+		if err != nil {
+			return result{}, err
+		}
+	default:
+		env = append(env, "CONCIERGE_DATA_DIR="+filepath.Join(dir, "data"))
+		if target == "postgres" {
+			url, cleanup, err := postgresDatabase(ctx, o.databaseURL, logf)
+			if err != nil {
+				return result{}, err
+			}
+			defer cleanup()
+			env = append(env, "DATABASE_URL="+url)
+		}
+		srv, err = startServer(ctx, target, o.bin, func(string) []string { return []string{"serve"} }, env, dir)
+		if err != nil {
+			return result{}, err
+		}
+	}
+	defer srv.stop(logf)
+	logf("%s: server pid %d on %s", target, srv.cmd.Process.Pid, srv.addr)
+
+	if err := srv.waitReady(ctx, 30*time.Second); err != nil {
+		return result{}, err
+	}
+	key := "bare-key"
+	if target != "bare" {
+		if key, err = register(ctx, srv.base()); err != nil {
+			return result{}, srv.withLog(err)
+		}
+	}
+	n, err := probe(ctx, srv.base(), key)
+	if err != nil {
+		return result{}, srv.withLog(err)
+	}
+	logf("%s: GET /auth/me answers 200 with %d body bytes; warm-up %s, then measuring %s at %d connections",
+		target, n, o.warmup, o.duration, o.conns)
+	pid := srv.cmd.Process.Pid
+	r, err := load(ctx, srv.base()+"/auth/me", key, o.conns, o.warmup, o.duration, func() cpuSnap { return snapCPU(pid) })
+	if err != nil {
+		return result{}, err
+	}
+	r.target, r.bodyBytes = target, n
+	logf("%s: %.0f req/s, p50 %s, p99 %s, non-200 %d, errors %d",
+		target, r.rps(), fmtDur(r.p50), fmtDur(r.p99), r.non200, r.errors)
+	if r.errors > 0 {
+		logf("%s: first transport error: %v", target, r.firstErr)
+	}
+	return r, nil
+}
+
+// serverEnv is the environment of every server process: ours minus any
+// concierge or database settings, plus the benchmark's.
+func serverEnv(o options) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(k, "CONCIERGE_") || k == "DATABASE_URL" || k == "REDIS_URL" ||
+			(k == "GOMAXPROCS" && o.gomaxprocs > 0) {
+			continue
+		}
+		env = append(env, kv)
+	}
+	env = append(env, "CONCIERGE_RATE_LIMITS=off")
+	if o.accessLog {
+		// The access log writes at INFO; at warn it would be filtered out.
+		env = append(env, "CONCIERGE_ACCESS_LOG=true", "CONCIERGE_LOG_LEVEL=info")
+	} else {
+		env = append(env, "CONCIERGE_ACCESS_LOG=false", "CONCIERGE_LOG_LEVEL=warn")
+	}
+	if o.gomaxprocs > 0 {
+		env = append(env, fmt.Sprintf("GOMAXPROCS=%d", o.gomaxprocs))
+	}
+	return env
+}
+
+func printReport(w io.Writer, o options, results []result, serverVersion string) {
+	var bare *result
+	for i := range results {
+		if results[i].target == "bare" {
+			bare = &results[i]
+		}
+	}
+	fmt.Fprintln(w, "| target | req/s | p50 | p99 | non-200 | errors | % of bare |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|")
+	for _, r := range results {
+		pct := "n/a"
+		if bare != nil && bare.rps() > 0 {
+			pct = fmt.Sprintf("%.1f%%", 100*r.rps()/bare.rps())
+		}
+		fmt.Fprintf(w, "| %s | %.0f | %s | %s | %d | %d | %s |\n",
+			r.target, r.rps(), fmtDur(r.p50), fmtDur(r.p99), r.non200, r.errors, pct)
+	}
+	fmt.Fprintln(w)
+	printCPU(w, results)
+	srvProcs := "unset"
+	if o.gomaxprocs > 0 {
+		srvProcs = fmt.Sprint(o.gomaxprocs)
+	}
+	logSetting := "CONCIERGE_ACCESS_LOG=false"
+	if o.accessLog {
+		logSetting = "CONCIERGE_ACCESS_LOG=true (CONCIERGE_LOG_LEVEL=info)"
+	}
+	fmt.Fprintf(w, "Machine: generator GOMAXPROCS=%d, NumCPU=%d, %s %s/%s, %s UTC; server GOMAXPROCS %s; %s; "+
+		"%d connections, warm-up %s, measured %s per target",
+		runtime.GOMAXPROCS(0), runtime.NumCPU(), runtime.Version(), runtime.GOOS, runtime.GOARCH,
+		time.Now().UTC().Format("2006-01-02 15:04"), srvProcs, logSetting, o.conns, o.warmup, o.duration)
+	if serverVersion != "" {
+		fmt.Fprintf(w, "; %s", serverVersion)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "\nCommand: `%s`\n", commandLine())
+}
+
+// commandLine is how this process was started, shown as `go run` when it
+// runs from go run's build cache.
+func commandLine() string {
+	name := filepath.Base(os.Args[0])
+	if exe, err := os.Executable(); err == nil && strings.Contains(exe, "go-build") {
+		name = "go run ./cmd/loadbench"
+	}
+	parts := []string{name}
+	for _, a := range os.Args[1:] {
+		a = redactPassword(a)
+		if a == "" || strings.ContainsAny(a, " \t\"'$`\\*?&;|<>()") {
+			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+		parts = append(parts, a)
+	}
+	return strings.Join(parts, " ")
+}
+
+// redactPassword hides the password of a URL argument (-database-url).
+func redactPassword(arg string) string {
+	prefix, rest := "", arg
+	if k, v, ok := strings.Cut(arg, "="); ok && strings.HasPrefix(k, "-") {
+		prefix, rest = k+"=", v
+	}
+	u, err := url.Parse(rest)
+	if err != nil || u.User == nil {
+		return arg
+	}
+	if _, ok := u.User.Password(); !ok {
+		return arg
+	}
+	return prefix + u.Redacted()
+}
+
+// printCPU shows where the machine's CPU went during each measured period.
+func printCPU(w io.Writer, results []result) {
+	fmt.Fprintln(w, "| target | server cores | other cores | generator cores | server CPU/req | server+other CPU/req |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|")
+	for _, r := range results {
+		c := r.cpu
+		if !c.ok {
+			fmt.Fprintf(w, "| %s | n/a | n/a | n/a | n/a | n/a |\n", r.target)
+			continue
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %d µs | %d µs |\n", r.target, fmtCores(c.server), fmtCores(c.other),
+			fmtCores(c.generator), c.serverPerReq.Microseconds(), c.withOther.Microseconds())
+	}
+	fmt.Fprintln(w, "\n(cores: CPU seconds per wall second during the measured period, from /proc; "+
+		"other: every process but the server and the generator, e.g. PostgreSQL, plus softirq)")
+	for _, r := range results {
+		// PostgreSQL's own CPU is "other" for the postgres target; for the
+		// others, a lot of it means something else ran on the machine.
+		if r.cpu.ok && r.target != "postgres" && r.cpu.other > 0.25 {
+			fmt.Fprintf(w, "\nWarning: other processes used %s cores during the %s period; "+
+				"the machine was not quiet, re-run for figures to rely on.\n", fmtCores(r.cpu.other), r.target)
+		}
+	}
+	fmt.Fprintln(w)
+}
