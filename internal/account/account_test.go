@@ -11,6 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"concierge/internal/app"
+	"concierge/internal/clock"
+	"concierge/internal/mail/mailtest"
 	"concierge/internal/outbox"
 	"concierge/internal/store"
 	"concierge/internal/testkit"
@@ -464,4 +467,31 @@ func atoi(s string) int {
 		n = n*10 + int(c-'0')
 	}
 	return n
+}
+
+// TestCodesGoOutOverSMTP: with CONCIERGE_SMTP_URL set, the verification code
+// travels over a real SMTP exchange, and a relay that fails temporarily is
+// retried until exactly one message is delivered.
+func TestCodesGoOutOverSMTP(t *testing.T) {
+	srv := mailtest.NewServer(t)
+	srv.FailNext(451, "greylisted")
+	a := testkit.NewApp(t, testkit.SQLite, testkit.WithEnv("CONCIERGE_SMTP_URL", srv.URL()),
+		testkit.WithOptions(func(o *app.Options) { o.Mailer, o.Clock = nil, clock.Real{} }))
+	email := "smtp@example.com"
+	a.Register(t, email)
+	msgs, err := srv.WaitForMessages(1, 15*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code := regexp.MustCompile(`code is (\d{6})`).FindStringSubmatch(msgs[0].Text)
+	if code == nil || msgs[0].To[0] != email {
+		t.Fatalf("message: %+v", msgs[0])
+	}
+	if r := a.Do(t, "POST", "/auth/verify-email", map[string]any{"email": email, "code": code[1]}); r.Status != 200 {
+		t.Fatalf("verify with the SMTP-delivered code: %d %s", r.Status, r.Body)
+	}
+	time.Sleep(100 * time.Millisecond)
+	if n := len(srv.Messages()); n != 1 {
+		t.Fatalf("%d messages delivered, want 1", n)
+	}
 }

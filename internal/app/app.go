@@ -141,6 +141,7 @@ func New(ctx context.Context, cfg config.Config, opts Options) (_ *App, err erro
 		Queue: a.Queue, Mailer: a.Mailer, Clock: a.Clock, Logger: a.Log,
 	}, accOpts)
 	a.Accounts.RegisterJobs(a.Pool)
+	mail.RegisterJobs(a.Pool, a.Mailer)
 
 	trusted, err := cfg.TrustedProxyPrefixes()
 	if err != nil {
