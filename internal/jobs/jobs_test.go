@@ -35,24 +35,6 @@ func fastOptions(t testing.TB) jobs.Options {
 	return o
 }
 
-// waitStatus polls until job id reaches status.
-func waitStatus(t *testing.T, q *jobs.Queue, id int64, status string) *jobs.Job {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		j, err := q.Get(context.Background(), id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if j.Status == status {
-			return j
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("job %d: status %s (attempts %d, last error %q), want %s", id, j.Status, j.Attempts, j.LastError.String, status)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
 
 func startPool(t *testing.T, q *jobs.Queue, opts jobs.Options, handlers map[string]jobs.Handler) *jobs.Pool {
 	t.Helper()
@@ -86,7 +68,7 @@ func TestJobSucceedsWithPayload(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		j := waitStatus(t, q, id, jobs.StatusSucceeded)
+		j := testkit.WaitJob(t, q, id, jobs.StatusSucceeded)
 		if name := <-got; name != "ada" || j.Attempts != 1 || !j.FinishedAt.Valid {
 			t.Fatalf("name %q attempts %d finished %v", name, j.Attempts, j.FinishedAt)
 		}
@@ -112,7 +94,7 @@ func TestUniqueKeyDeduplicatesActiveJobs(t *testing.T) {
 		}
 		// Once the first finishes, the key is free again.
 		startPool(t, q, fastOptions(t), map[string]jobs.Handler{"k": func(context.Context, *jobs.Job) error { return nil }})
-		waitStatus(t, q, a, jobs.StatusSucceeded)
+		testkit.WaitJob(t, q, a, jobs.StatusSucceeded)
 		d, err := q.Enqueue(ctx, jobs.NewJob{Kind: "k", UniqueKey: "same"})
 		if err != nil || d == a {
 			t.Fatalf("after completion: id %d err %v", d, err)
@@ -138,15 +120,15 @@ func TestFailingJobRetriesThenDies(t *testing.T) {
 		fatal, _ := q.Enqueue(ctx, jobs.NewJob{Kind: "fatal", MaxAttempts: 5})
 		panics, _ := q.Enqueue(ctx, jobs.NewJob{Kind: "panics", MaxAttempts: 2})
 
-		j := waitStatus(t, q, flaky, jobs.StatusDead)
+		j := testkit.WaitJob(t, q, flaky, jobs.StatusDead)
 		if j.Attempts != 3 || calls.Load() != 3 || j.LastError.String != "upstream said no (3)" {
 			t.Errorf("flaky: attempts %d calls %d last error %q", j.Attempts, calls.Load(), j.LastError.String)
 		}
-		j = waitStatus(t, q, fatal, jobs.StatusDead)
+		j = testkit.WaitJob(t, q, fatal, jobs.StatusDead)
 		if j.Attempts != 1 || j.LastError.String != "bad input" {
 			t.Errorf("permanent: attempts %d last error %q", j.Attempts, j.LastError.String)
 		}
-		j = waitStatus(t, q, panics, jobs.StatusDead)
+		j = testkit.WaitJob(t, q, panics, jobs.StatusDead)
 		if j.Attempts != 2 || j.LastError.String != "handler panicked: kaboom" {
 			t.Errorf("panic: attempts %d last error %q", j.Attempts, j.LastError.String)
 		}
@@ -169,7 +151,7 @@ func TestBackoffSchedulesTheRetry(t *testing.T) {
 	for calls.Load() < 1 {
 		time.Sleep(5 * time.Millisecond)
 	}
-	j := waitStatus(t, q, id, jobs.StatusQueued)
+	j := testkit.WaitJob(t, q, id, jobs.StatusQueued)
 	delay := j.RunAt.Sub(fake.Now())
 	if delay < 48*time.Second || delay > 72*time.Second {
 		t.Fatalf("first retry in %v, want 1m ± 20%%", delay)
@@ -182,7 +164,7 @@ func TestBackoffSchedulesTheRetry(t *testing.T) {
 	for calls.Load() < 2 {
 		time.Sleep(5 * time.Millisecond)
 	}
-	j = waitStatus(t, q, id, jobs.StatusQueued)
+	j = testkit.WaitJob(t, q, id, jobs.StatusQueued)
 	if delay := j.RunAt.Sub(fake.Now()); delay < 96*time.Second || delay > 144*time.Second {
 		t.Fatalf("second retry in %v, want 2m ± 20%%", delay)
 	}
@@ -203,7 +185,7 @@ func TestRunAtDelaysAJob(t *testing.T) {
 			t.Fatal("job ran before run_at")
 		}
 		fake.Advance(time.Hour)
-		waitStatus(t, q, id, jobs.StatusSucceeded)
+		testkit.WaitJob(t, q, id, jobs.StatusSucceeded)
 	})
 }
 
@@ -224,7 +206,7 @@ func TestCancel(t *testing.T) {
 		if err := q.Cancel(ctx, queued, 0); err != nil {
 			t.Fatal(err)
 		}
-		waitStatus(t, q, queued, jobs.StatusCancelled)
+		testkit.WaitJob(t, q, queued, jobs.StatusCancelled)
 
 		running, _ := q.Enqueue(ctx, jobs.NewJob{Kind: "long"})
 		<-started
@@ -232,7 +214,7 @@ func TestCancel(t *testing.T) {
 		if err := q.Cancel(ctx, running, 0); err != nil {
 			t.Fatal(err)
 		}
-		waitStatus(t, q, running, jobs.StatusCancelled)
+		testkit.WaitJob(t, q, running, jobs.StatusCancelled)
 		if took := time.Since(t0); took > 5*time.Second {
 			t.Errorf("cancellation took %v", took)
 		}
@@ -262,7 +244,7 @@ func TestStopReleasesLeasedJobs(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 		defer cancel()
 		p.Stop(ctx)
-		j := waitStatus(t, q, id, jobs.StatusQueued)
+		j := testkit.WaitJob(t, q, id, jobs.StatusQueued)
 		if j.Attempts != 0 || j.LeaseToken.Valid {
 			t.Fatalf("released job: attempts %d, lease %v; want 0 and none", j.Attempts, j.LeaseToken)
 		}
@@ -391,7 +373,7 @@ func TestCrashedWorkerIsRescued(t *testing.T) {
 			runs.Add(1)
 			return nil
 		}})
-		j = waitStatus(t, q, id, jobs.StatusSucceeded)
+		j = testkit.WaitJob(t, q, id, jobs.StatusSucceeded)
 		if runs.Load() != 1 || j.Attempts != 2 {
 			t.Fatalf("rescued job ran %d times over %d attempts; want once, on attempt 2", runs.Load(), j.Attempts)
 		}
@@ -448,7 +430,7 @@ func TestRetryDoesNotCollideWithANewerUniqueJob(t *testing.T) {
 			t.Fatalf("enqueue while the first runs: id %d err %v", second, err)
 		}
 		close(release)
-		waitStatus(t, q, first, jobs.StatusSucceeded)
-		waitStatus(t, q, second, jobs.StatusSucceeded)
+		testkit.WaitJob(t, q, first, jobs.StatusSucceeded)
+		testkit.WaitJob(t, q, second, jobs.StatusSucceeded)
 	})
 }

@@ -53,7 +53,7 @@ func TestMailJobRetriesUntilDelivered(t *testing.T) {
 		if msgs[0].Subject != "Hello" || msgs[0].To[0] != "lead@example.com" {
 			t.Fatalf("received %+v", msgs[0])
 		}
-		waitJob(t, q, ok, jobs.StatusSucceeded)
+		testkit.WaitJob(t, q, ok, jobs.StatusSucceeded)
 		j, _ := q.Get(context.Background(), ok)
 		if j.Attempts != 2 {
 			t.Errorf("attempts = %d, want 2 (one 451, one success)", j.Attempts)
@@ -65,7 +65,7 @@ func TestMailJobRetriesUntilDelivered(t *testing.T) {
 				Subject: "Hi", Text: "x"}, "")
 			return err
 		})
-		j = waitJob(t, q, bad, jobs.StatusDead)
+		j = testkit.WaitJob(t, q, bad, jobs.StatusDead)
 		if j.Attempts != 1 {
 			t.Errorf("permanent failure retried: %d attempts", j.Attempts)
 		}
@@ -85,20 +85,3 @@ func TestEnqueueRejectsInvalidMessages(t *testing.T) {
 	}
 }
 
-func waitJob(t *testing.T, q *jobs.Queue, id int64, status string) *jobs.Job {
-	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		j, err := q.Get(context.Background(), id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if j.Status == status {
-			return j
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("job %d is %s (%s), want %s", id, j.Status, j.LastError.String, status)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}

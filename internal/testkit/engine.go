@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"concierge/internal/jobs"
 	"concierge/internal/logging"
 	"concierge/internal/store"
 )
@@ -141,4 +142,23 @@ func (w tWriter) Write(p []byte) (int, error) {
 	w.t.Helper()
 	w.t.Log(strings.TrimRight(string(p), "\n"))
 	return len(p), nil
+}
+
+// WaitJob polls until job id reaches status (or fails the test after 20s).
+func WaitJob(t testing.TB, q *jobs.Queue, id int64, status string) *jobs.Job {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		j, err := q.Get(context.Background(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if j.Status == status {
+			return j
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("job %d: status %s (attempts %d, last error %q), want %s", id, j.Status, j.Attempts, j.LastError.String, status)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
