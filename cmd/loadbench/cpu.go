@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -126,3 +127,40 @@ func cpuBetween(a, b cpuSnap, requests int) cpuUse {
 }
 
 func fmtCores(f float64) string { return strconv.FormatFloat(f, 'f', 2, 64) }
+
+// waitQuiet waits until the machine used under 0.15 cores over one second,
+// or limit has passed.
+func waitQuiet(ctx context.Context, limit time.Duration, logf func(string, ...any)) {
+	deadline := time.Now().Add(limit)
+	for first := true; ; first = false {
+		a, err := machineBusy()
+		if err != nil {
+			return
+		}
+		t := time.NewTimer(time.Second)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+		b, err := machineBusy()
+		if err != nil {
+			return
+		}
+		used := (b - a).Seconds()
+		if used < 0.15 {
+			if !first {
+				logf("machine is quiet (%.2f cores busy)", used)
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			logf("machine still busy (%.2f cores) after %s; going ahead", used, limit)
+			return
+		}
+		if first {
+			logf("machine busy (%.2f cores used by others); waiting up to %s", used, limit)
+		}
+	}
+}

@@ -37,6 +37,7 @@ type options struct {
 	databaseURL string
 	accessLog   bool
 	gomaxprocs  int
+	waitQuiet   time.Duration
 }
 
 func main() {
@@ -70,6 +71,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.databaseURL, "database-url", "", "PostgreSQL server to use instead of a throwaway cluster")
 	fs.BoolVar(&o.accessLog, "access-log", false, "keep concierge's per-request access log on (at level info)")
 	fs.IntVar(&o.gomaxprocs, "gomaxprocs", 0, "GOMAXPROCS for the server processes (0: unset)")
+	fs.DurationVar(&o.waitQuiet, "wait-quiet", 0, "before each target, wait up to this long for the machine to be idle (shared machines)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -134,6 +136,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 
 	var results []result
 	for _, target := range o.targets {
+		if o.waitQuiet > 0 {
+			waitQuiet(ctx, o.waitQuiet, logf)
+		}
 		r, err := runTarget(ctx, o, target, tmp, logf)
 		if err != nil {
 			return fmt.Errorf("%s: %w", target, err)

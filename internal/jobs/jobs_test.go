@@ -35,7 +35,6 @@ func fastOptions(t testing.TB) jobs.Options {
 	return o
 }
 
-
 func startPool(t *testing.T, q *jobs.Queue, opts jobs.Options, handlers map[string]jobs.Handler) *jobs.Pool {
 	t.Helper()
 	p := jobs.NewPool(q, opts)

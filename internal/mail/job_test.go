@@ -84,4 +84,3 @@ func TestEnqueueRejectsInvalidMessages(t *testing.T) {
 		t.Fatal("header injection enqueued")
 	}
 }
-
