@@ -32,14 +32,15 @@ func NormalizeEmail(s string) (string, error) {
 }
 
 // IsCountryCode reports whether c looks like an ISO 3166-1 alpha-2 code:
-// two upper-case letters, excluding the user-assigned and CDN placeholder
-// codes (XX unknown, T1 Tor, A1/A2 anonymous proxy/satellite, O1 other, EU/AP).
+// two upper-case letters, excluding user-assigned codes and the
+// placeholders CDNs send (XX unknown, EU/AP regions; T1 and the like fail
+// the letters test).
 func IsCountryCode(c string) bool {
 	if len(c) != 2 || c[0] < 'A' || c[0] > 'Z' || c[1] < 'A' || c[1] > 'Z' {
 		return false
 	}
 	switch c {
-	case "XX", "ZZ", "A1", "A2", "O1", "T1", "EU", "AP", "AA", "QM", "QZ":
+	case "XX", "ZZ", "EU", "AP", "AA", "QM", "QZ":
 		return false
 	}
 	return true

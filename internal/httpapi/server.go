@@ -97,7 +97,13 @@ func New(d Deps) *Server {
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "Not Found", nil)
 	})
-	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
+	r.MethodNotAllowed(func(w http.ResponseWriter, req *http.Request) {
+		// A custom 405 handler loses chi's Allow header; rebuild it.
+		for _, m := range []string{"GET", "POST", "PUT", "PATCH", "DELETE"} {
+			if r.Match(chi.NewRouteContext(), m, req.URL.Path) {
+				w.Header().Add("Allow", m)
+			}
+		}
 		writeError(w, http.StatusMethodNotAllowed, "Method Not Allowed", nil)
 	})
 

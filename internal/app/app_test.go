@@ -1,0 +1,87 @@
+package app_test
+
+import (
+	"bytes"
+	"context"
+	"net"
+	"net/http"
+	"sync"
+	"testing"
+	"time"
+
+	"concierge/internal/app"
+	"concierge/internal/config"
+	"concierge/internal/testkit"
+)
+
+func TestMain(m *testing.M) { testkit.Main(m) }
+
+// TestShutdownFinishesInFlightRequests: requests already being served when
+// the stop signal arrives get their answers (sign-ins with production
+// password hashing take long enough to be caught mid-flight).
+func TestShutdownFinishesInFlightRequests(t *testing.T) {
+	testkit.ForEachEngine(t, func(t *testing.T, e testkit.Engine) {
+		cfg, err := config.Load(func(k string) string {
+			return map[string]string{"CONCIERGE_RATE_LIMITS": "off", "CONCIERGE_PASSWORD_HASH_CONCURRENCY": "1"}[k]
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.DataDir = t.TempDir()
+		if e == testkit.Postgres {
+			cfg.DatabaseURL = config.Secret(testkit.NewPostgresURL(t))
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		a, err := app.New(ctx, cfg, app.Options{Logger: testkit.TLogger(t)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer a.Close()
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- a.Serve(ctx, ln) }()
+		url := "http://" + ln.Addr().String()
+		body := `{"email":"inflight@example.com","password":"correct horse battery"}`
+		res, err := http.Post(url+"/auth/register", "application/json", bytes.NewBufferString(body))
+		if err != nil || res.StatusCode != 200 {
+			t.Fatalf("register: %v %v", err, res)
+		}
+		res.Body.Close()
+
+		// One hash at a time: six sign-ins queue behind each other.
+		const n = 6
+		var wg sync.WaitGroup
+		statuses := make([]int, n)
+		for i := 0; i < n; i++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				res, err := http.Post(url+"/auth/login", "application/json", bytes.NewBufferString(body))
+				if err != nil {
+					t.Errorf("login %d: %v", i, err)
+					return
+				}
+				statuses[i] = res.StatusCode
+				res.Body.Close()
+			}()
+		}
+		time.Sleep(30 * time.Millisecond)
+		cancel()
+		wg.Wait()
+		for i, s := range statuses {
+			if s != 200 {
+				t.Errorf("in-flight login %d answered %d", i, s)
+			}
+		}
+		if err := <-done; err != nil {
+			t.Fatalf("serve: %v", err)
+		}
+		if _, err := http.Get(url + "/healthz"); err == nil {
+			t.Error("server still accepts connections after shutdown")
+		}
+	})
+}
