@@ -84,6 +84,13 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	if o.duration <= 0 || o.warmup < 0 {
 		return o, errors.New("-d must be positive and -warmup not negative")
 	}
+	if o.bin != "" {
+		abs, err := filepath.Abs(o.bin) // servers run in their own directories
+		if err != nil {
+			return o, err
+		}
+		o.bin = abs
+	}
 	if o.gomaxprocs < 0 {
 		return o, errors.New("-gomaxprocs must not be negative")
 	}
@@ -126,12 +133,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	needConcierge := len(o.targets) > 1 || o.targets[0] != "bare"
 	serverVersion := ""
 	if needConcierge {
-		if o.bin == "" {
+		built := o.bin == ""
+		if built {
 			if o.bin, err = buildConcierge(ctx, tmp, logf); err != nil {
 				return err
 			}
 		}
-		serverVersion = conciergeVersion(ctx, o.bin)
+		serverVersion = conciergeVersion(ctx, o.bin, built)
 	}
 
 	var results []result
@@ -331,7 +339,7 @@ func printCPU(w io.Writer, results []result) {
 	for _, r := range results {
 		// PostgreSQL's own CPU is "other" for the postgres target; for the
 		// others, a lot of it means something else ran on the machine.
-		if r.cpu.ok && r.target != "postgres" && r.cpu.other > 0.25 {
+		if r.cpu.ok && r.target != "postgres" && r.cpu.other > 0.15 {
 			fmt.Fprintf(w, "\nWarning: other processes used %s cores during the %s period; "+
 				"the machine was not quiet, re-run for figures to rely on.\n", fmtCores(r.cpu.other), r.target)
 		}

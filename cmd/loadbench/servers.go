@@ -243,15 +243,26 @@ func moduleRoot() (string, error) {
 	}
 }
 
-// conciergeVersion is the output of "concierge version", or "".
-func conciergeVersion(ctx context.Context, bin string) string {
+// conciergeVersion is the output of "concierge version", or "", with the
+// source's git revision when we built the binary ourselves.
+func conciergeVersion(ctx context.Context, bin string, built bool) string {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	out, err := exec.CommandContext(ctx, bin, "version").Output()
 	if err != nil {
 		return ""
 	}
-	return strings.TrimSpace(string(out))
+	v := strings.TrimSpace(string(out))
+	if root, err := moduleRoot(); err == nil && built && !strings.Contains(v, "(") {
+		rev, err := exec.CommandContext(ctx, "git", "-C", root, "rev-parse", "--short=12", "HEAD").Output()
+		if err == nil {
+			v += ", source at git " + strings.TrimSpace(string(rev))
+			if st, err := exec.CommandContext(ctx, "git", "-C", root, "status", "--porcelain").Output(); err == nil && len(st) > 0 {
+				v += " plus uncommitted changes"
+			}
+		}
+	}
+	return v
 }
 
 // postgresDatabase returns the URL of a fresh database and a function that
