@@ -292,21 +292,6 @@ func (s *Service) RegenerateKey(ctx context.Context, workspaceID int64) (string,
 	return key, nil
 }
 
-// Profile is what /auth/me shows.
-type Profile struct {
-	Workspace *Workspace
-	BotCount  int
-}
-
-// Me returns the profile of workspace w.
-func (s *Service) Me(ctx context.Context, w *Workspace) (*Profile, error) {
-	n, err := countBots(ctx, s.db.Reader(), w.ID)
-	if err != nil {
-		return nil, fmt.Errorf("account: count bots: %w", err)
-	}
-	return &Profile{Workspace: w, BotCount: n}, nil
-}
-
 // CompleteOnboarding records that onboarding is done; calling it again
 // changes nothing and returns the first time.
 func (s *Service) CompleteOnboarding(ctx context.Context, workspaceID int64) (time.Time, error) {

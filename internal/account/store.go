@@ -19,12 +19,13 @@ type Workspace struct {
 	OnboardingCompletedAt *time.Time `db:"onboarding_completed_at"`
 	BillingCountry        *string    `db:"billing_country"`
 	CodeLockFailures      int        `db:"code_lock_failures"`
+	BotCount              int        `db:"bot_count"`
 	CreatedAt             time.Time  `db:"created_at"`
 	UpdatedAt             time.Time  `db:"updated_at"`
 }
 
 const workspaceColumns = `w.id, w.email, w.name, w.password_hash, w.email_verified_at, w.onboarding_completed_at,
-	w.billing_country, w.code_lock_failures, w.created_at, w.updated_at`
+	w.billing_country, w.code_lock_failures, w.bot_count, w.created_at, w.updated_at`
 
 func workspaceByEmail(ctx context.Context, q store.Q, email string) (*Workspace, error) {
 	var w Workspace
@@ -86,12 +87,6 @@ func workspaceKey(ctx context.Context, q store.Q, workspaceID int64) (*sealedKey
 		return nil, err
 	}
 	return &k, nil
-}
-
-func countBots(ctx context.Context, q store.Q, workspaceID int64) (int, error) {
-	var n int
-	err := store.Get(ctx, q, &n, `SELECT COUNT(*) FROM bots WHERE workspace_id = ?`, workspaceID)
-	return n, err
 }
 
 // code is a live one-time code.

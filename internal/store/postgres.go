@@ -17,5 +17,5 @@ func openPostgres(opts Options) (*DB, error) {
 	db.SetMaxIdleConns(opts.MaxOpenConns)
 	db.SetConnMaxIdleTime(5 * time.Minute)
 	db.SetConnMaxLifetime(time.Hour)
-	return &DB{dialect: Postgres, w: db, r: db}, nil
+	return &DB{dialect: Postgres, w: db, r: db, wq: db, rq: db}, nil
 }

@@ -68,5 +68,5 @@ func openSQLite(opts Options) (*DB, error) {
 	r.SetMaxOpenConns(opts.MaxOpenConns)
 	r.SetMaxIdleConns(opts.MaxOpenConns)
 	r.SetConnMaxLifetime(0)
-	return &DB{dialect: SQLite, w: w, r: r}, nil
+	return &DB{dialect: SQLite, w: w, r: r, wq: &cachedHandle{DB: w}, rq: &cachedHandle{DB: r}}, nil
 }

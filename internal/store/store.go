@@ -41,6 +41,9 @@ type DB struct {
 	dialect Dialect
 	w       *sqlx.DB
 	r       *sqlx.DB
+	// wq and rq are what Writer and Reader hand out: on SQLite, handles
+	// that reuse prepared statements.
+	wq, rq Q
 }
 
 // Open connects to the database described by opts. It does not migrate.
@@ -73,10 +76,10 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 func (db *DB) Dialect() Dialect { return db.dialect }
 
 // Writer is the handle for writes outside a transaction.
-func (db *DB) Writer() Q { return db.w }
+func (db *DB) Writer() Q { return db.wq }
 
 // Reader is the handle for reads outside a transaction.
-func (db *DB) Reader() Q { return db.r }
+func (db *DB) Reader() Q { return db.rq }
 
 // SQL exposes the writer's *sql.DB for tools that need it (migrations).
 func (db *DB) SQL() *sql.DB { return db.w.DB }
@@ -94,6 +97,11 @@ func (db *DB) Ping(ctx context.Context) error {
 
 // Close closes every connection.
 func (db *DB) Close() error {
+	for _, q := range []Q{db.wq, db.rq} {
+		if h, ok := q.(*cachedHandle); ok {
+			h.close()
+		}
+	}
 	err := db.w.Close()
 	if db.r != db.w {
 		err = errors.Join(err, db.r.Close())

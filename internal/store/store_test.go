@@ -247,3 +247,39 @@ func TestSQLiteConcurrentWriters(t *testing.T) {
 		t.Fatalf("counter = %d, want %d (lost updates)", n, 50*40)
 	}
 }
+
+// TestBotCountFollowsBots: the database keeps workspaces.bot_count in step
+// with the bots table, in the same transaction.
+func TestBotCountFollowsBots(t *testing.T) {
+	testkit.ForEachEngine(t, func(t *testing.T, e testkit.Engine) {
+		db := testkit.NewDB(t, e)
+		ctx := context.Background()
+		a := insertWorkspace(t, db.Writer(), "a@example.com")
+		b := insertWorkspace(t, db.Writer(), "b@example.com")
+		now := time.Now().UTC()
+		for i, ws := range []int64{a, a, a, b} {
+			if _, err := store.Exec(ctx, db.Writer(), `INSERT INTO bots (workspace_id, bot_key, name, created_at, updated_at)
+				VALUES (?, ?, 'bot', ?, ?)`, ws, "key"+strings.Repeat("x", i+4), now, now); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := store.Exec(ctx, db.Writer(), `DELETE FROM bots WHERE bot_key = 'keyxxxx'`); err != nil {
+			t.Fatal(err)
+		}
+		boom := errors.New("rolled back")
+		_ = db.Tx(ctx, func(tx *sqlx.Tx) error {
+			_, _ = store.Exec(ctx, tx, `INSERT INTO bots (workspace_id, bot_key, name, created_at, updated_at)
+				VALUES (?, 'rolled', 'bot', ?, ?)`, b, now, now)
+			return boom
+		})
+		for ws, want := range map[int64]int{a: 2, b: 1} {
+			var n int
+			if err := store.Get(ctx, db.Reader(), &n, `SELECT bot_count FROM workspaces WHERE id = ?`, ws); err != nil {
+				t.Fatal(err)
+			}
+			if n != want {
+				t.Errorf("workspace %d: bot_count %d, want %d", ws, n, want)
+			}
+		}
+	})
+}

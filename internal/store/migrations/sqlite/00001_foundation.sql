@@ -8,6 +8,7 @@ CREATE TABLE workspaces (
     onboarding_completed_at DATETIME,
     billing_country         TEXT,
     code_lock_failures      INTEGER NOT NULL DEFAULT 0,
+    bot_count               INTEGER NOT NULL DEFAULT 0,
     created_at              DATETIME NOT NULL,
     updated_at              DATETIME NOT NULL
 );
@@ -53,6 +54,20 @@ CREATE TABLE bots (
     updated_at   DATETIME NOT NULL
 );
 CREATE INDEX bots_workspace ON bots (workspace_id);
+
+-- bot_count is kept by the database in the transaction that adds or
+-- removes a bot, so reading it (every GET /auth/me, every "may this
+-- workspace create a bot?") costs nothing and can never drift.
+-- +goose StatementBegin
+CREATE TRIGGER bots_count_insert AFTER INSERT ON bots BEGIN
+    UPDATE workspaces SET bot_count = bot_count + 1 WHERE id = NEW.workspace_id;
+END;
+-- +goose StatementEnd
+-- +goose StatementBegin
+CREATE TRIGGER bots_count_delete AFTER DELETE ON bots BEGIN
+    UPDATE workspaces SET bot_count = bot_count - 1 WHERE id = OLD.workspace_id;
+END;
+-- +goose StatementEnd
 
 CREATE TABLE jobs (
     id               INTEGER PRIMARY KEY AUTOINCREMENT,
