@@ -288,8 +288,13 @@ func TestTwoPoolsRunEachJobOnce(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		startPool(t, qa, fastOptions(t), map[string]jobs.Handler{"count": handler("a")})
-		startPool(t, qb, fastOptions(t), map[string]jobs.Handler{"count": handler("b")})
+		// A lease long enough that slow bookkeeping under -race (two
+		// handles contending for one SQLite file) never expires it: this
+		// test is about claiming, not rescue.
+		opts := fastOptions(t)
+		opts.Lease = 30 * time.Second
+		startPool(t, qa, opts, map[string]jobs.Handler{"count": handler("a")})
+		startPool(t, qb, opts, map[string]jobs.Handler{"count": handler("b")})
 		wait := make(chan struct{})
 		go func() { done.Wait(); close(wait) }()
 		select {

@@ -247,22 +247,46 @@ func (p *Pool) poll(ctx context.Context) int {
 }
 
 // rescue returns jobs whose worker stopped heartbeating to the queue, or
-// sends them dead when their attempts are spent.
+// sends them dead when their attempts are spent. Jobs this pool is running
+// are never rescued by it, even when a slow database delayed their
+// heartbeat past the lease: they are not lost, and running them again here
+// would only duplicate the work.
 func (p *Pool) rescue(ctx context.Context) error {
 	now := p.opts.Clock.Now()
 	const lost = "lease expired: the worker stopped before finishing"
+	mine, tokens := "", p.runningTokens()
+	if len(tokens) > 0 {
+		mine = " AND lease_token NOT IN (" + store.Placeholders(len(tokens)) + ")"
+	}
 	// Two statements rather than a CASE: PostgreSQL cannot infer the type
 	// of a parameter that only appears in a CASE branch.
 	_, err := store.Exec(ctx, p.db.Writer(), `UPDATE jobs SET status = 'dead', finished_at = ?, last_error = ?,
 		lease_token = NULL, lease_expires_at = NULL, updated_at = ?
-		WHERE status = 'running' AND lease_expires_at < ? AND attempts >= max_attempts`, now, lost, now, now)
+		WHERE status = 'running' AND lease_expires_at < ? AND attempts >= max_attempts`+mine,
+		append([]any{now, lost, now, now}, tokens...)...)
 	if err != nil {
 		return err
 	}
 	_, err = store.Exec(ctx, p.db.Writer(), `UPDATE jobs SET status = 'queued', run_at = ?, last_error = ?,
 		lease_token = NULL, lease_expires_at = NULL, updated_at = ?
-		WHERE status = 'running' AND lease_expires_at < ?`, now, lost, now, now)
+		WHERE status = 'running' AND lease_expires_at < ?`+mine,
+		append([]any{now, lost, now, now}, tokens...)...)
 	return err
+}
+
+// runningTokens lists the distinct lease tokens of the jobs running here.
+func (p *Pool) runningTokens() []any {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	seen := map[string]bool{}
+	var out []any
+	for _, r := range p.running {
+		if t := r.job.LeaseToken.String; !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 func (p *Pool) claim(ctx context.Context, n int) ([]*Job, error) {
