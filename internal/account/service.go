@@ -44,7 +44,6 @@ type Options struct {
 	LockFailures    int             // consecutive wrong guesses that lock code verification [100]
 	CodesPerHour    int             // codes sent per account and purpose per hour [5]
 	LoginAccount    ratelimit.Limit // sign-in attempts per account [10 per 15m]
-	PublicURL       string          // for links in e-mails
 	ProductName     string          // in e-mails ["Concierge"]
 	SendCodeTimeout time.Duration   // per attempt of the send-code job [1m]
 }

@@ -133,9 +133,6 @@ func New(ctx context.Context, cfg config.Config, opts Options) (_ *App, err erro
 	if accOpts.LoginAccount.IsZero() {
 		accOpts.LoginAccount = limits["login_account"]
 	}
-	if accOpts.PublicURL == "" {
-		accOpts.PublicURL = cfg.PublicURL
-	}
 	a.Accounts = account.NewService(account.Deps{
 		DB: a.DB, Keys: a.Keys, Hasher: account.NewHasher(hp, cfg.HashConcurrency), Limiter: a.Limiter,
 		Queue: a.Queue, Mailer: a.Mailer, Clock: a.Clock, Logger: a.Log,
@@ -159,7 +156,6 @@ func New(ctx context.Context, cfg config.Config, opts Options) (_ *App, err erro
 		AccessLog:        cfg.AccessLog,
 		Registry:         a.Registry,
 		MetricsToken:     cfg.MetricsToken.Reveal(),
-		Version:          Version,
 	})
 	return a, nil
 }

@@ -44,8 +44,6 @@ type Config struct {
 	// SecretKey is hex or base64 of >= 32 random bytes. Replicas sharing a
 	// database must share it; without it, <data dir>/secret.key is used.
 	SecretKey Secret `env:"CONCIERGE_SECRET_KEY"`
-	// PublicURL is the externally visible base URL (links in e-mails).
-	PublicURL string `env:"CONCIERGE_PUBLIC_URL"`
 
 	LogFormat string `env:"CONCIERGE_LOG_FORMAT" envDefault:"text"`
 	LogLevel  string `env:"CONCIERGE_LOG_LEVEL" envDefault:"info"`
@@ -69,10 +67,9 @@ type Config struct {
 	MetricsToken Secret `env:"CONCIERGE_METRICS_TOKEN"`
 
 	// Password hashing (argon2id). The defaults are OWASP's minimum.
-	Argon2MemoryKiB   uint32   `env:"CONCIERGE_ARGON2_MEMORY_KIB" envDefault:"19456"`
-	Argon2Iterations  uint32   `env:"CONCIERGE_ARGON2_ITERATIONS" envDefault:"2"`
-	HashConcurrency   int      `env:"CONCIERGE_PASSWORD_HASH_CONCURRENCY" envDefault:"0"`
-	OutboundAllowList []string `env:"CONCIERGE_OUTBOUND_ALLOW" envSeparator:","`
+	Argon2MemoryKiB  uint32 `env:"CONCIERGE_ARGON2_MEMORY_KIB" envDefault:"19456"`
+	Argon2Iterations uint32 `env:"CONCIERGE_ARGON2_ITERATIONS" envDefault:"2"`
+	HashConcurrency  int    `env:"CONCIERGE_PASSWORD_HASH_CONCURRENCY" envDefault:"0"`
 }
 
 // LimitsEnv holds the per-class rate-limit ceilings as "N/period" strings.

@@ -47,7 +47,6 @@ type Deps struct {
 	// Registry receives the HTTP metrics and is served at /metrics.
 	Registry     *prometheus.Registry
 	MetricsToken string
-	Version      string
 }
 
 // Server is the HTTP handler of the whole API.
@@ -64,7 +63,6 @@ type Server struct {
 	log       *slog.Logger
 	accessLog bool
 	metrics   *httpMetrics
-	version   string
 }
 
 // New builds the router with every route.
@@ -90,7 +88,6 @@ func New(d Deps) *Server {
 		log:       d.Logger.With("component", "http"),
 		accessLog: d.AccessLog,
 		metrics:   newHTTPMetrics(reg),
-		version:   d.Version,
 	}
 	r := chi.NewRouter()
 	r.Use(requestID, s.clientIP, s.observe, s.recoverer, securityHeaders)

@@ -81,9 +81,6 @@ func (db *DB) Writer() Q { return db.wq }
 // Reader is the handle for reads outside a transaction.
 func (db *DB) Reader() Q { return db.rq }
 
-// SQL exposes the writer's *sql.DB for tools that need it (migrations).
-func (db *DB) SQL() *sql.DB { return db.w.DB }
-
 // Ping checks that both handles reach the database.
 func (db *DB) Ping(ctx context.Context) error {
 	if err := db.w.PingContext(ctx); err != nil {
@@ -118,7 +115,6 @@ type Q interface {
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
 	QueryxContext(ctx context.Context, query string, args ...any) (*sqlx.Rows, error)
 	Rebind(query string) string
-	DriverName() string
 }
 
 // Get runs a query that returns one row into dest. No row is ErrNotFound.
@@ -142,15 +138,6 @@ func Exec(ctx context.Context, q Q, query string, args ...any) (int64, error) {
 		return 0, Normalize(err)
 	}
 	return n, nil
-}
-
-// In expands a query with slice arguments (`kind IN (?)`) and rebinds it.
-func In(q Q, query string, args ...any) (string, []any, error) {
-	query, args, err := sqlx.In(query, args...)
-	if err != nil {
-		return "", nil, fmt.Errorf("store: expand query: %w", err)
-	}
-	return query, args, nil
 }
 
 // Tx runs fn in a transaction and commits when fn returns nil. On SQLite the
