@@ -257,4 +257,15 @@ func TestOpenAPIDescription(t *testing.T) {
 	if op := string(doc.Paths["/auth/register"]["post"]); !strings.Contains(op, "requestBody") {
 		t.Errorf("register has no request schema")
 	}
+	var login struct {
+		Responses map[string]struct {
+			Headers map[string]json.RawMessage `json:"headers"`
+		} `json:"responses"`
+	}
+	if err := json.Unmarshal(doc.Paths["/auth/login"]["post"], &login); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := login.Responses["429"].Headers["Retry-After"]; !ok {
+		t.Errorf("the 429 of /auth/login does not document Retry-After")
+	}
 }

@@ -186,7 +186,41 @@ func register[I, O any](s *Server, rt route, h func(ctx context.Context, in *I) 
 		}
 		return out, nil
 	})
+	if rt.limit != "" && !rt.hidden {
+		documentRetryAfter(s.api.OpenAPI(), rt.method, rt.path)
+	}
 }
+
+// documentRetryAfter adds the Retry-After header to an operation's 429
+// response in the description (huma builds error responses without headers).
+func documentRetryAfter(oapi *huma.OpenAPI, method, path string) {
+	item := oapi.Paths[path]
+	if item == nil {
+		return
+	}
+	var op *huma.Operation
+	switch method {
+	case http.MethodGet:
+		op = item.Get
+	case http.MethodPost:
+		op = item.Post
+	case http.MethodPut:
+		op = item.Put
+	case http.MethodPatch:
+		op = item.Patch
+	case http.MethodDelete:
+		op = item.Delete
+	}
+	if op == nil || op.Responses["429"] == nil {
+		return
+	}
+	op.Responses["429"].Headers = map[string]*huma.Param{"Retry-After": {
+		Description: "Seconds to wait before retrying; equals retry_after_seconds in the body.",
+		Schema:      &huma.Schema{Type: "integer", Minimum: ptr(1.0)},
+	}}
+}
+
+func ptr[T any](v T) *T { return &v }
 
 func (s *Server) routes() {
 	s.authRoutes()
