@@ -194,6 +194,7 @@ func (s *Service) newKey() (string, sealedKey, error) {
 }
 
 // Authenticate resolves a workspace API key. Anything else is unauthorized.
+// The workspace holds the profile columns only (no password hash).
 func (s *Service) Authenticate(ctx context.Context, key string) (*Workspace, error) {
 	if !strings.HasPrefix(key, KeyPrefix) || len(key) > 128 {
 		return nil, apperr.ErrUnauthorized

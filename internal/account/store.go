@@ -27,6 +27,12 @@ type Workspace struct {
 const workspaceColumns = `w.id, w.email, w.name, w.password_hash, w.email_verified_at, w.onboarding_completed_at,
 	w.billing_country, w.code_lock_failures, w.bot_count, w.created_at, w.updated_at`
 
+// profileColumns is what a request's caller needs: every authenticated
+// request reads it, so it leaves out the password hash (no reason to load a
+// secret per request) and bookkeeping columns.
+const profileColumns = `w.id, w.email, w.name, w.email_verified_at, w.onboarding_completed_at,
+	w.billing_country, w.bot_count, w.created_at`
+
 func workspaceByEmail(ctx context.Context, q store.Q, email string) (*Workspace, error) {
 	var w Workspace
 	if err := store.Get(ctx, q, &w, `SELECT `+workspaceColumns+` FROM workspaces w WHERE w.email = ?`, email); err != nil {
@@ -48,7 +54,7 @@ func workspaceByKeyHash(ctx context.Context, q store.Q, hash string) (*Workspace
 		Workspace
 		KeyHash string `db:"key_hash"`
 	}
-	err := store.Get(ctx, q, &row, `SELECT `+workspaceColumns+`, k.key_hash FROM workspace_keys k
+	err := store.Get(ctx, q, &row, `SELECT `+profileColumns+`, k.key_hash FROM workspace_keys k
 		JOIN workspaces w ON w.id = k.workspace_id WHERE k.key_hash = ?`, hash)
 	if err != nil {
 		return nil, "", err
