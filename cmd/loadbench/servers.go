@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -36,7 +35,7 @@ type server struct {
 
 // startServer runs bin with the arguments args(addr) on a free loopback port.
 func startServer(ctx context.Context, name, bin string, args func(addr string) []string, env []string, dir string) (*server, error) {
-	port, err := freePort()
+	port, err := testkit.FreePort()
 	if err != nil {
 		return nil, err
 	}
@@ -314,13 +313,4 @@ func postgresDatabase(ctx context.Context, serverURL string, logf func(string, .
 	}
 	logf("postgres: using fresh database %s on -database-url's server", name)
 	return fresh.String(), drop, nil
-}
-
-func freePort() (int, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port, nil
 }
