@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -78,6 +79,12 @@ func (o *Outbox) writeAtomic(name string, msg *gomail.Msg) (err error) {
 	// The leading dot keeps readers that glob *.eml away from partial files;
 	// CreateTemp already uses mode 0600.
 	tmp, err := os.CreateTemp(o.dir, ".tmp-*.eml")
+	if errors.Is(err, fs.ErrNotExist) {
+		// Someone cleaned the outbox away while we run: make it again.
+		if err = os.MkdirAll(o.dir, 0o700); err == nil {
+			tmp, err = os.CreateTemp(o.dir, ".tmp-*.eml")
+		}
+	}
 	if err != nil {
 		return fmt.Errorf("mail: outbox: %w", err)
 	}

@@ -253,3 +253,21 @@ func TestNewOutboxRejectsBadFrom(t *testing.T) {
 		t.Fatal("NewOutbox accepted an invalid from address")
 	}
 }
+
+func TestOutboxRecreatesItsDirectory(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "outbox")
+	o, err := NewOutbox(dir, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := o.Send(context.Background(), Message{To: []string{"a@example.com"}, Subject: "s", Text: "t"}); err != nil {
+		t.Fatalf("send after the outbox was removed: %v", err)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.eml"))
+	if len(files) != 1 {
+		t.Fatalf("%d files", len(files))
+	}
+}
