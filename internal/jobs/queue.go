@@ -38,6 +38,7 @@ const DefaultMaxAttempts = 10
 type NewJob struct {
 	Kind        string
 	WorkspaceID int64 // 0 when the job belongs to no workspace
+	BotID       int64 // 0 when the job belongs to no bot; deleting the bot deletes the job
 	Payload     any   // marshalled to JSON; nil means {}
 	RunAt       time.Time
 	MaxAttempts int
@@ -53,6 +54,7 @@ type Job struct {
 	ID              int64          `db:"id"`
 	Kind            string         `db:"kind"`
 	WorkspaceID     sql.NullInt64  `db:"workspace_id"`
+	BotID           sql.NullInt64  `db:"bot_id"`
 	Payload         string         `db:"payload"`
 	Status          string         `db:"status"`
 	Priority        int            `db:"priority"`
@@ -77,7 +79,7 @@ func (j *Job) Decode(v any) error {
 	return nil
 }
 
-const jobColumns = `id, kind, workspace_id, payload, status, priority, attempts, max_attempts, run_at,
+const jobColumns = `id, kind, workspace_id, bot_id, payload, status, priority, attempts, max_attempts, run_at,
 	unique_key, lease_token, lease_expires_at, cancel_requested, last_error, created_at, updated_at, finished_at`
 
 // Queue enqueues, reads and cancels jobs.
@@ -140,20 +142,23 @@ func (q *Queue) EnqueueTx(ctx context.Context, tx store.Q, j NewJob) (int64, err
 	if j.MaxAttempts <= 0 {
 		j.MaxAttempts = DefaultMaxAttempts
 	}
-	var ws, key any
+	var ws, bot, key any
 	if j.WorkspaceID != 0 {
 		ws = j.WorkspaceID
+	}
+	if j.BotID != 0 {
+		bot = j.BotID
 	}
 	if j.UniqueKey != "" {
 		key = j.UniqueKey
 	}
 	var id int64
 	err := store.Get(ctx, tx, &id, `INSERT INTO jobs
-		(kind, workspace_id, payload, status, priority, attempts, max_attempts, run_at, unique_key, cancel_requested, created_at, updated_at)
-		VALUES (?, ?, ?, 'queued', ?, 0, ?, ?, ?, FALSE, ?, ?)
+		(kind, workspace_id, bot_id, payload, status, priority, attempts, max_attempts, run_at, unique_key, cancel_requested, created_at, updated_at)
+		VALUES (?, ?, ?, ?, 'queued', ?, 0, ?, ?, ?, FALSE, ?, ?)
 		ON CONFLICT (unique_key) WHERE unique_key IS NOT NULL AND status = 'queued' DO NOTHING
 		RETURNING id`,
-		j.Kind, ws, string(payload), j.Priority, j.MaxAttempts, runAt.UTC(), key, now, now)
+		j.Kind, ws, bot, string(payload), j.Priority, j.MaxAttempts, runAt.UTC(), key, now, now)
 	if store.IsNotFound(err) && j.UniqueKey != "" {
 		err = store.Get(ctx, tx, &id, `SELECT id FROM jobs WHERE unique_key = ? AND status = 'queued'`, j.UniqueKey)
 	}

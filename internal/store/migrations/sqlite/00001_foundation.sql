@@ -73,6 +73,7 @@ CREATE TABLE jobs (
     id               INTEGER PRIMARY KEY AUTOINCREMENT,
     kind             TEXT NOT NULL,
     workspace_id     INTEGER REFERENCES workspaces(id) ON DELETE CASCADE,
+    bot_id           INTEGER REFERENCES bots(id) ON DELETE CASCADE,
     payload          TEXT NOT NULL DEFAULT '{}',
     status           TEXT NOT NULL,
     priority         INTEGER NOT NULL DEFAULT 0,
@@ -91,6 +92,7 @@ CREATE TABLE jobs (
 CREATE INDEX jobs_ready ON jobs (status, run_at, priority);
 CREATE INDEX jobs_lease ON jobs (status, lease_expires_at);
 CREATE INDEX jobs_workspace ON jobs (workspace_id);
+CREATE INDEX jobs_bot ON jobs (bot_id);
 CREATE UNIQUE INDEX jobs_unique_active ON jobs (unique_key)
     WHERE unique_key IS NOT NULL AND status = 'queued';
 
@@ -100,7 +102,7 @@ CREATE TABLE events (
     id            INTEGER PRIMARY KEY AUTOINCREMENT,
     public_id     TEXT NOT NULL UNIQUE,
     workspace_id  INTEGER NOT NULL REFERENCES workspaces(id) ON DELETE CASCADE,
-    bot_id        INTEGER,
+    bot_id        INTEGER REFERENCES bots(id) ON DELETE CASCADE,
     type          TEXT NOT NULL,
     payload       TEXT NOT NULL,
     created_at    DATETIME NOT NULL,
@@ -108,6 +110,7 @@ CREATE TABLE events (
 );
 CREATE INDEX events_pending ON events (dispatched_at, id);
 CREATE INDEX events_workspace ON events (workspace_id, created_at);
+CREATE INDEX events_bot ON events (bot_id);
 
 -- +goose Down
 DROP TABLE events;
