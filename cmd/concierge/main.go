@@ -40,6 +40,10 @@ const usage = `usage: concierge <command> [flags]
 commands:
   serve     run the API server and job workers (default configuration: SQLite in ./data)
   migrate   apply pending database migrations and exit
+  workspace set-plan --email EMAIL --plan NAME
+            put a workspace on a plan (works while serve runs)
+  credits grant --email EMAIL --credits N
+            add credits to a workspace's balance (works while serve runs)
   version   print the version
 
 Configuration comes from the environment; see README.md.
@@ -55,6 +59,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return serve(ctx, args[1:], getenv, stderr)
 	case "migrate":
 		return migrate(ctx, args[1:], getenv, stdout, stderr)
+	case "workspace":
+		return workspaceCommand(ctx, args[1:], getenv, stdout, stderr)
+	case "credits":
+		return creditsCommand(ctx, args[1:], getenv, stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, "concierge", version())
 		return nil

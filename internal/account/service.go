@@ -86,6 +86,8 @@ type Service struct {
 	clock   clock.Clock
 	log     *slog.Logger
 	opts    Options
+
+	onCreate func(ctx context.Context, tx store.Q, workspaceID int64, now time.Time) error
 }
 
 // Deps are the collaborators of a Service.
@@ -98,6 +100,9 @@ type Deps struct {
 	Mailer  mail.Mailer
 	Clock   clock.Clock
 	Logger  *slog.Logger
+	// OnCreate runs inside the sign-up transaction, after the workspace row
+	// exists (billing starts the trial there). Nil means nothing to do.
+	OnCreate func(ctx context.Context, tx store.Q, workspaceID int64, now time.Time) error
 }
 
 // NewService returns the account service.
@@ -110,7 +115,7 @@ func NewService(d Deps, opts Options) *Service {
 		d.Logger = slog.New(slog.DiscardHandler)
 	}
 	return &Service{db: d.DB, keys: d.Keys, hasher: d.Hasher, limiter: d.Limiter, queue: d.Queue,
-		mailer: d.Mailer, clock: d.Clock, log: d.Logger.With("component", "account"), opts: opts}
+		mailer: d.Mailer, clock: d.Clock, log: d.Logger.With("component", "account"), opts: opts, onCreate: d.OnCreate}
 }
 
 // RegisterJobs registers the account's job handlers on pool.
@@ -168,6 +173,11 @@ func (s *Service) Register(ctx context.Context, in RegisterInput) (*Registered, 
 		}
 		if err := upsertWorkspaceKey(ctx, tx, w.ID, sealed, now); err != nil {
 			return err
+		}
+		if s.onCreate != nil {
+			if err := s.onCreate(ctx, tx, w.ID, now); err != nil {
+				return err
+			}
 		}
 		if err := s.enqueueSendCode(ctx, tx, email, PurposeVerifyEmail); err != nil {
 			return err

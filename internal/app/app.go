@@ -19,6 +19,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"concierge/internal/account"
+	"concierge/internal/billing"
 	"concierge/internal/clock"
 	"concierge/internal/config"
 	"concierge/internal/httpapi"
@@ -52,6 +53,7 @@ type App struct {
 	Queue    *jobs.Queue
 	Pool     *jobs.Pool
 	Accounts *account.Service
+	Billing  *billing.Service
 	Mailer   mail.Mailer
 	Limiter  ratelimit.Limiter
 	HTTP     *httpapi.Server
@@ -125,6 +127,12 @@ func New(ctx context.Context, cfg config.Config, opts Options) (_ *App, err erro
 	jobOpts.Clock, jobOpts.Logger, jobOpts.Registerer = a.Clock, a.Log, a.Registry
 	a.Pool = jobs.NewPool(a.Queue, jobOpts)
 
+	a.Billing, err = billing.NewService(billing.Deps{DB: a.DB, Queue: a.Queue, Clock: a.Clock, Logger: a.Log})
+	if err != nil {
+		return nil, err
+	}
+	a.Billing.RegisterJobs(a.Pool)
+
 	hp := account.HashParams{MemoryKiB: cfg.Argon2MemoryKiB, Iterations: cfg.Argon2Iterations, Threads: 1}
 	if opts.HashParams != nil {
 		hp = *opts.HashParams
@@ -135,7 +143,7 @@ func New(ctx context.Context, cfg config.Config, opts Options) (_ *App, err erro
 	}
 	a.Accounts = account.NewService(account.Deps{
 		DB: a.DB, Keys: a.Keys, Hasher: account.NewHasher(hp, cfg.HashConcurrency), Limiter: a.Limiter,
-		Queue: a.Queue, Mailer: a.Mailer, Clock: a.Clock, Logger: a.Log,
+		Queue: a.Queue, Mailer: a.Mailer, Clock: a.Clock, Logger: a.Log, OnCreate: a.Billing.StartTrial,
 	}, accOpts)
 	a.Accounts.RegisterJobs(a.Pool)
 	mail.RegisterJobs(a.Pool, a.Mailer)
@@ -146,6 +154,7 @@ func New(ctx context.Context, cfg config.Config, opts Options) (_ *App, err erro
 	}
 	a.HTTP = httpapi.New(httpapi.Deps{
 		Accounts:         a.Accounts,
+		Billing:          a.Billing,
 		Ready:            a.DB.Ping,
 		Limiter:          a.Limiter,
 		Limits:           limits,

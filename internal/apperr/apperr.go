@@ -164,3 +164,15 @@ type SubscriptionRequired struct {
 }
 
 func (e *SubscriptionRequired) Error() string { return "subscription required: " + e.Message }
+
+// LimitReached is a 403 when a plan limit (chatbots, documents, ...) is
+// reached. Limit names the limit, Max its value on the current plan.
+type LimitReached struct {
+	Limit   string
+	Max     int64
+	Message string
+}
+
+func (e *LimitReached) Error() string {
+	return fmt.Sprintf("plan limit reached: %s (%d)", e.Limit, e.Max)
+}

@@ -51,13 +51,15 @@ func (e *ErrorBody) Schema(r huma.Registry) *huma.Schema {
 	}
 	obj := &huma.Schema{
 		Type:        "object",
-		Description: "Machine-readable error: error is feature_not_available (with feature), insufficient_credits (with required and available) or subscription_required; message is for people.",
+		Description: "Machine-readable error: error is feature_not_available (with feature), insufficient_credits (with required and available), subscription_required, or plan_limit_reached (with limit and max); message is for people.",
 		Properties: map[string]*huma.Schema{
 			"error":     {Type: "string"},
 			"message":   {Type: "string"},
 			"feature":   {Type: "string"},
 			"required":  {Type: "integer"},
 			"available": {Type: "integer"},
+			"limit":     {Type: "string"},
+			"max":       {Type: "integer"},
 		},
 		Required:             []string{"error", "message"},
 		AdditionalProperties: true,
@@ -213,6 +215,7 @@ func (s *Server) toHTTP(ctx context.Context, err error) error {
 		fe  *apperr.FeatureError
 		ic  *apperr.InsufficientCredits
 		sr  *apperr.SubscriptionRequired
+		lr  *apperr.LimitReached
 		ae  *apperr.Error
 		hse huma.StatusError
 	)
@@ -239,6 +242,9 @@ func (s *Server) toHTTP(ctx context.Context, err error) error {
 	case errors.As(err, &sr):
 		return &ErrorBody{status: http.StatusForbidden, Detail: map[string]any{
 			"error": "subscription_required", "message": sr.Message}}
+	case errors.As(err, &lr):
+		return &ErrorBody{status: http.StatusForbidden, Detail: map[string]any{
+			"error": "plan_limit_reached", "limit": lr.Limit, "max": lr.Max, "message": lr.Message}}
 	case errors.As(err, &ae) && ae.Kind != apperr.KindInternal:
 		return s.kindError(ctx, ae, err)
 	case errors.As(err, &hse):

@@ -19,6 +19,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"concierge/internal/account"
+	"concierge/internal/billing"
 	"concierge/internal/ratelimit"
 )
 
@@ -34,6 +35,7 @@ const (
 // Deps are what the HTTP layer needs.
 type Deps struct {
 	Accounts *account.Service
+	Billing  *billing.Service
 	// Ready reports whether the process can serve (database reachable).
 	Ready   func(ctx context.Context) error
 	Limiter ratelimit.Limiter
@@ -54,6 +56,7 @@ type Server struct {
 	router    chi.Router
 	api       huma.API
 	accounts  *account.Service
+	billing   *billing.Service
 	ready     func(ctx context.Context) error
 	limiter   ratelimit.Limiter
 	limits    map[string]ratelimit.Limit
@@ -79,6 +82,7 @@ func New(d Deps) *Server {
 	}
 	s := &Server{
 		accounts:  d.Accounts,
+		billing:   d.Billing,
 		ready:     d.Ready,
 		limiter:   d.Limiter,
 		limits:    d.Limits,
@@ -225,6 +229,7 @@ func ptr[T any](v T) *T { return &v }
 func (s *Server) routes() {
 	s.authRoutes()
 	s.keyRoutes()
+	s.billingRoutes()
 }
 
 func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {

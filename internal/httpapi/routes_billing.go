@@ -1,0 +1,4 @@
+package httpapi
+
+// billingRoutes registers entitlements, credits and usage routes.
+func (s *Server) billingRoutes() {}
