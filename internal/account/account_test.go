@@ -388,7 +388,7 @@ func TestNoSecretsAtRest(t *testing.T) {
 		a.Do(t, "POST", "/auth/request-password-reset", map[string]any{"email": email})
 		code2 := a.Mailbox.Code(t, email, 2)
 
-		dump := dumpDatabase(t, a.DB)
+		dump := testkit.Dump(t, a.DB)
 		logs := a.Logs.String()
 		for name, s := range map[string]string{"key1": key1, "key2": key2, "key2 body": strings.TrimPrefix(key2, "cnc_ws_")} {
 			if strings.Contains(dump, s) {
@@ -423,42 +423,6 @@ func TestProductionPasswordHashParameters(t *testing.T) {
 	if r := a.Do(t, "POST", "/auth/login", map[string]any{"email": "argon@example.com", "password": pw}); r.Status != http.StatusOK {
 		t.Fatalf("login: %d", r.Status)
 	}
-}
-
-// dumpDatabase renders every row of every table as text.
-func dumpDatabase(t *testing.T, db *store.DB) string {
-	t.Helper()
-	ctx := context.Background()
-	var tables []string
-	q := `SELECT name FROM sqlite_master WHERE type = 'table'`
-	if db.Dialect() == store.Postgres {
-		q = `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'`
-	}
-	if err := store.Select(ctx, db.Reader(), &tables, q); err != nil {
-		t.Fatal(err)
-	}
-	var b strings.Builder
-	for _, tb := range tables {
-		rows, err := db.Reader().QueryxContext(ctx, `SELECT * FROM `+tb)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for rows.Next() {
-			vals, err := rows.SliceScan()
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, v := range vals {
-				if bs, ok := v.([]byte); ok {
-					v = string(bs)
-				}
-				fmt.Fprintf(&b, "%v|", v)
-			}
-			b.WriteString("\n")
-		}
-		rows.Close()
-	}
-	return b.String()
 }
 
 func atoi(s string) int {

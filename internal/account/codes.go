@@ -161,7 +161,7 @@ func (s *Service) VerifyEmail(ctx context.Context, emailIn, code string) error {
 // ResetPassword sets a new password when code is right. The address is
 // verified by the same stroke (the owner read the mail).
 func (s *Service) ResetPassword(ctx context.Context, emailIn, code, newPassword string) error {
-	if err := checkPassword(newPassword); err != nil {
+	if err := CheckPassword(newPassword); err != nil {
 		return apperr.Invalid("body.new_password", err.Error(), "value_error")
 	}
 	hash, err := s.hasher.Hash(ctx, newPassword)

@@ -143,7 +143,7 @@ func (s *Service) Register(ctx context.Context, in RegisterInput) (*Registered, 
 	if err != nil {
 		return nil, apperr.Invalid("body.email", err.Error(), "value_error")
 	}
-	if err := checkPassword(in.Password); err != nil {
+	if err := CheckPassword(in.Password); err != nil {
 		return nil, apperr.Invalid("body.password", err.Error(), "value_error")
 	}
 	name := strings.TrimSpace(in.Name)
@@ -221,6 +221,15 @@ func (s *Service) Authenticate(ctx context.Context, key string) (*Workspace, err
 		return nil, apperr.ErrUnauthorized
 	}
 	return w, nil
+}
+
+// Profile returns a workspace's profile columns.
+func (s *Service) Profile(ctx context.Context, workspaceID int64) (*Workspace, error) {
+	var w Workspace
+	if err := store.Get(ctx, s.db.Reader(), &w, `SELECT `+profileColumns+` FROM workspaces w WHERE w.id = ?`, workspaceID); err != nil {
+		return nil, fmt.Errorf("account: profile: %w", err)
+	}
+	return &w, nil
 }
 
 // Login checks e-mail and password and returns the workspace's permanent
@@ -334,7 +343,8 @@ func (s *Service) CompleteOnboarding(ctx context.Context, workspaceID int64) (ti
 
 var errPasswordShort = errors.New("must be at least 8 characters")
 
-func checkPassword(p string) error {
+// CheckPassword applies the password rules (8 to 256 bytes, not blank).
+func CheckPassword(p string) error {
 	n := len([]rune(p))
 	switch {
 	case n < 8:

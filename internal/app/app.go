@@ -20,11 +20,14 @@ import (
 
 	"concierge/internal/account"
 	"concierge/internal/billing"
+	"concierge/internal/bot"
 	"concierge/internal/clock"
 	"concierge/internal/config"
 	"concierge/internal/httpapi"
+	"concierge/internal/impersonation"
 	"concierge/internal/jobs"
 	"concierge/internal/mail"
+	"concierge/internal/operator"
 	"concierge/internal/ratelimit"
 	"concierge/internal/secret"
 	"concierge/internal/store"
@@ -54,12 +57,16 @@ type App struct {
 	Pool     *jobs.Pool
 	Accounts *account.Service
 	Billing  *billing.Service
-	Mailer   mail.Mailer
-	Limiter  ratelimit.Limiter
-	HTTP     *httpapi.Server
-	Registry *prometheus.Registry
-	Log      *slog.Logger
-	Clock    clock.Clock
+	Bots     *bot.Service
+	// Operators are live-chat operator accounts.
+	Operators     *operator.Service
+	Impersonation *impersonation.Service
+	Mailer        mail.Mailer
+	Limiter       ratelimit.Limiter
+	HTTP          *httpapi.Server
+	Registry      *prometheus.Registry
+	Log           *slog.Logger
+	Clock         clock.Clock
 
 	redis *redis.Client
 }
@@ -141,12 +148,18 @@ func New(ctx context.Context, cfg config.Config, opts Options) (_ *App, err erro
 	if accOpts.LoginAccount.IsZero() {
 		accOpts.LoginAccount = limits["login_account"]
 	}
+	hasher := account.NewHasher(hp, cfg.HashConcurrency)
 	a.Accounts = account.NewService(account.Deps{
-		DB: a.DB, Keys: a.Keys, Hasher: account.NewHasher(hp, cfg.HashConcurrency), Limiter: a.Limiter,
+		DB: a.DB, Keys: a.Keys, Hasher: hasher, Limiter: a.Limiter,
 		Queue: a.Queue, Mailer: a.Mailer, Clock: a.Clock, Logger: a.Log, OnCreate: a.Billing.StartTrial,
 	}, accOpts)
 	a.Accounts.RegisterJobs(a.Pool)
 	mail.RegisterJobs(a.Pool, a.Mailer)
+
+	a.Bots = bot.NewService(bot.Deps{DB: a.DB, Billing: a.Billing, Clock: a.Clock, Logger: a.Log})
+	a.Operators = operator.NewService(operator.Deps{DB: a.DB, Keys: a.Keys, Hasher: hasher, Limiter: a.Limiter,
+		Billing: a.Billing, Clock: a.Clock, Logger: a.Log, LoginAccount: accOpts.LoginAccount})
+	a.Impersonation = impersonation.NewService(a.DB, a.Clock)
 
 	trusted, err := cfg.TrustedProxyPrefixes()
 	if err != nil {
@@ -155,6 +168,9 @@ func New(ctx context.Context, cfg config.Config, opts Options) (_ *App, err erro
 	a.HTTP = httpapi.New(httpapi.Deps{
 		Accounts:         a.Accounts,
 		Billing:          a.Billing,
+		Bots:             a.Bots,
+		Operators:        a.Operators,
+		Impersonation:    a.Impersonation,
 		Ready:            a.DB.Ping,
 		Limiter:          a.Limiter,
 		Limits:           limits,

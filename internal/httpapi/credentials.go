@@ -4,11 +4,15 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strconv"
 
 	"github.com/danielgtaylor/huma/v2"
 
 	"concierge/internal/account"
 	"concierge/internal/apperr"
+	"concierge/internal/bot"
+	"concierge/internal/impersonation"
+	"concierge/internal/operator"
 )
 
 // credential is a set of credential kinds a route accepts.
@@ -25,6 +29,9 @@ const (
 	headerAPIKey      = "X-API-Key"
 	headerBotKey      = "X-Bot-Key"
 	headerOperatorKey = "X-Operator-Key"
+	// headerImpersonation carries a super-admin session beside X-API-Key;
+	// only routes that say so accept it, every other route answers 401.
+	headerImpersonation = "X-Impersonation-Token"
 )
 
 // OpenAPI security scheme names.
@@ -36,12 +43,42 @@ const (
 
 // Principal is the authenticated caller of a request.
 type Principal struct {
-	Kind      credential
+	Kind credential
+	// Workspace is set for X-API-Key callers (profile columns).
 	Workspace *account.Workspace
+	// Operator is set for X-Operator-Key callers.
+	Operator *operator.Operator
+	// Bot is set for X-Bot-Key callers.
+	Bot *bot.Bot
+	// Impersonation is set when a super-admin session came with the key.
+	Impersonation *impersonation.Session
 }
 
 // WorkspaceID is the tenant every query of this request is scoped to.
-func (p *Principal) WorkspaceID() int64 { return p.Workspace.ID }
+func (p *Principal) WorkspaceID() int64 {
+	switch {
+	case p.Workspace != nil:
+		return p.Workspace.ID
+	case p.Operator != nil:
+		return p.Operator.WorkspaceID
+	case p.Bot != nil:
+		return p.Bot.WorkspaceID
+	}
+	return 0
+}
+
+// limitIdentity names the caller for rate limits: the workspace for
+// workspace keys, the operator or the bot key otherwise (spec 8: chat
+// counts per bot key).
+func (p *Principal) limitIdentity() string {
+	switch p.Kind {
+	case credOperator:
+		return "op:" + strconv.FormatInt(p.Operator.ID, 10)
+	case credBot:
+		return "bot:" + strconv.FormatInt(p.Bot.ID, 10)
+	}
+	return "ws:" + strconv.FormatInt(p.WorkspaceID(), 10)
+}
 
 type principalKey struct{}
 
@@ -53,32 +90,59 @@ func principal(ctx context.Context) *Principal {
 }
 
 // authenticate runs before any input is read or validated, so a missing or
-// invalid key is a 401 even when the body is also wrong.
+// invalid key is a 401 even when the body is also wrong. A route accepts a
+// set of credentials; the first accepted header present is used.
 func (s *Server) authenticate(ctx huma.Context, next func(huma.Context)) {
-	accepted, _ := ctx.Operation().Metadata[metaCreds].(credential)
+	meta := ctx.Operation().Metadata
+	accepted, _ := meta[metaCreds].(credential)
+	impToken := ctx.Header(headerImpersonation)
+	allowsImp, _ := meta[metaImpersonation].(bool)
+	if impToken != "" && !allowsImp {
+		s.writeErr(ctx, apperr.Unauthorized("X-Impersonation-Token is not accepted on this endpoint"))
+		return
+	}
 	if accepted == 0 {
 		next(ctx)
 		return
 	}
-	var (
-		p   *Principal
-		err error
-	)
-	switch {
-	case accepted&credWorkspace != 0 && ctx.Header(headerAPIKey) != "":
-		var w *account.Workspace
-		w, err = s.accounts.Authenticate(ctx.Context(), ctx.Header(headerAPIKey))
-		if err == nil {
-			p = &Principal{Kind: credWorkspace, Workspace: w}
+	p, err := s.resolve(ctx, accepted)
+	if err == nil && impToken != "" {
+		if p.Kind != credWorkspace {
+			err = apperr.Unauthorized("an impersonation session needs the workspace key")
+		} else {
+			p.Impersonation, err = s.impersonation.Check(ctx.Context(), impToken, p.WorkspaceID(), ctx.Operation().OperationID)
 		}
-	default:
-		err = apperr.Unauthorized("missing credentials: send the " + acceptedHeaders(accepted) + " header")
 	}
 	if err != nil {
 		s.writeErr(ctx, err)
 		return
 	}
 	next(huma.WithValue(ctx, principalKey{}, p))
+}
+
+func (s *Server) resolve(ctx huma.Context, accepted credential) (*Principal, error) {
+	c := ctx.Context()
+	switch {
+	case accepted&credWorkspace != 0 && ctx.Header(headerAPIKey) != "":
+		w, err := s.accounts.Authenticate(c, ctx.Header(headerAPIKey))
+		if err != nil {
+			return nil, err
+		}
+		return &Principal{Kind: credWorkspace, Workspace: w}, nil
+	case accepted&credOperator != 0 && ctx.Header(headerOperatorKey) != "":
+		op, err := s.operators.Authenticate(c, ctx.Header(headerOperatorKey))
+		if err != nil {
+			return nil, err
+		}
+		return &Principal{Kind: credOperator, Operator: op}, nil
+	case accepted&credBot != 0 && ctx.Header(headerBotKey) != "":
+		b, err := s.bots.ByKey(c, ctx.Header(headerBotKey))
+		if err != nil {
+			return nil, err
+		}
+		return &Principal{Kind: credBot, Bot: b}, nil
+	}
+	return nil, apperr.Unauthorized("missing credentials: send the " + acceptedHeaders(accepted) + " header")
 }
 
 func acceptedHeaders(c credential) string {

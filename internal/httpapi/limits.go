@@ -1,8 +1,6 @@
 package httpapi
 
 import (
-	"strconv"
-
 	"github.com/danielgtaylor/huma/v2"
 
 	"concierge/internal/ratelimit"
@@ -41,7 +39,7 @@ func (s *Server) rateLimit(ctx huma.Context, next func(huma.Context)) {
 	}
 	identity := "ip:" + ClientIP(ctx.Context()).String()
 	if p := principal(ctx.Context()); p != nil {
-		identity = "ws:" + strconv.FormatInt(p.WorkspaceID(), 10)
+		identity = p.limitIdentity()
 	}
 	key := class + ":" + ctx.Operation().OperationID + ":" + identity
 	res, err := ratelimit.Allow(ctx.Context(), s.limiter, key, lim)

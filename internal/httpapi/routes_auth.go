@@ -113,8 +113,10 @@ type statusOutput struct {
 type meOutput struct {
 	Body struct {
 		WorkspaceView
-		Role     string `json:"role" enum:"owner,operator" doc:"Who is calling: the workspace owner or an operator."`
-		BotCount int    `json:"bot_count" doc:"Number of chatbots in the workspace."`
+		Role       string `json:"role" enum:"owner,operator" doc:"Who is calling: the workspace owner or an operator."`
+		BotCount   int    `json:"bot_count" doc:"Number of chatbots in the workspace (for an operator: in the operator's workspace)."`
+		OperatorID int64  `json:"operator_id,omitempty" doc:"Operators only."`
+		BotID      int64  `json:"bot_id,omitempty" doc:"Operators only: the bot they handle."`
 	}
 }
 
@@ -217,13 +219,27 @@ func (s *Server) authRoutes() {
 			return out, nil
 		})
 
-	register(s, route{id: "me", method: http.MethodGet, path: "/auth/me", tags: tags, creds: credWorkspace,
-		limit: limitRead, summary: "The caller's profile"},
+	register(s, route{id: "me", method: http.MethodGet, path: "/auth/me", tags: tags, creds: credWorkspace | credOperator,
+		limit: limitRead, summary: "The caller's profile",
+		desc: "For a workspace key: the owner's profile. For an operator key: the operator's e-mail and name, " +
+			"the bot they handle, and bot_count of their workspace."},
 		func(ctx context.Context, _ *noInput) (*meOutput, error) {
+			p := principal(ctx)
+			out := &meOutput{}
+			if op := p.Operator; op != nil {
+				w, err := s.accounts.Profile(ctx, op.WorkspaceID)
+				if err != nil {
+					return nil, err
+				}
+				out.Body.WorkspaceView = WorkspaceView{ID: w.ID, Email: op.Email, Name: op.Name, JoinedAt: timestamp(op.CreatedAt),
+					EmailVerified: true, OnboardingCompleted: w.OnboardingCompletedAt != nil, BillingCountry: w.BillingCountry}
+				out.Body.Role, out.Body.BotCount = "operator", w.BotCount
+				out.Body.OperatorID, out.Body.BotID = op.ID, op.BotID
+				return out, nil
+			}
 			// The workspace row read to authenticate holds everything
 			// shown, bot_count included: one query per request.
-			w := principal(ctx).Workspace
-			out := &meOutput{}
+			w := p.Workspace
 			out.Body.WorkspaceView = workspaceView(w)
 			out.Body.Role = "owner"
 			out.Body.BotCount = w.BotCount

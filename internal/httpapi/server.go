@@ -20,6 +20,9 @@ import (
 
 	"concierge/internal/account"
 	"concierge/internal/billing"
+	"concierge/internal/bot"
+	"concierge/internal/impersonation"
+	"concierge/internal/operator"
 	"concierge/internal/ratelimit"
 )
 
@@ -28,14 +31,19 @@ const DefaultMaxBody = 1 << 20
 
 // Operation metadata keys read by the middleware.
 const (
-	metaCreds = "concierge.creds"
-	metaLimit = "concierge.limit"
+	metaCreds         = "concierge.creds"
+	metaLimit         = "concierge.limit"
+	metaImpersonation = "concierge.impersonation"
+	metaRawBody       = "concierge.rawbody"
 )
 
 // Deps are what the HTTP layer needs.
 type Deps struct {
-	Accounts *account.Service
-	Billing  *billing.Service
+	Accounts      *account.Service
+	Billing       *billing.Service
+	Bots          *bot.Service
+	Operators     *operator.Service
+	Impersonation *impersonation.Service
 	// Ready reports whether the process can serve (database reachable).
 	Ready   func(ctx context.Context) error
 	Limiter ratelimit.Limiter
@@ -53,19 +61,22 @@ type Deps struct {
 
 // Server is the HTTP handler of the whole API.
 type Server struct {
-	router    chi.Router
-	api       huma.API
-	accounts  *account.Service
-	billing   *billing.Service
-	ready     func(ctx context.Context) error
-	limiter   ratelimit.Limiter
-	limits    map[string]ratelimit.Limit
-	limitsOff bool
-	trusted   []netip.Prefix
-	edge      bool
-	log       *slog.Logger
-	accessLog bool
-	metrics   *httpMetrics
+	router        chi.Router
+	api           huma.API
+	accounts      *account.Service
+	billing       *billing.Service
+	bots          *bot.Service
+	operators     *operator.Service
+	impersonation *impersonation.Service
+	ready         func(ctx context.Context) error
+	limiter       ratelimit.Limiter
+	limits        map[string]ratelimit.Limit
+	limitsOff     bool
+	trusted       []netip.Prefix
+	edge          bool
+	log           *slog.Logger
+	accessLog     bool
+	metrics       *httpMetrics
 }
 
 // New builds the router with every route.
@@ -81,17 +92,20 @@ func New(d Deps) *Server {
 		reg = d.Registry // a typed nil would not compare equal to nil
 	}
 	s := &Server{
-		accounts:  d.Accounts,
-		billing:   d.Billing,
-		ready:     d.Ready,
-		limiter:   d.Limiter,
-		limits:    d.Limits,
-		limitsOff: d.LimitsOff,
-		trusted:   d.TrustedProxies,
-		edge:      d.TrustEdgeHeaders,
-		log:       d.Logger.With("component", "http"),
-		accessLog: d.AccessLog,
-		metrics:   newHTTPMetrics(reg),
+		accounts:      d.Accounts,
+		billing:       d.Billing,
+		bots:          d.Bots,
+		operators:     d.Operators,
+		impersonation: d.Impersonation,
+		ready:         d.Ready,
+		limiter:       d.Limiter,
+		limits:        d.Limits,
+		limitsOff:     d.LimitsOff,
+		trusted:       d.TrustedProxies,
+		edge:          d.TrustEdgeHeaders,
+		log:           d.Logger.With("component", "http"),
+		accessLog:     d.AccessLog,
+		metrics:       newHTTPMetrics(reg),
 	}
 	r := chi.NewRouter()
 	r.Use(requestID, s.clientIP, s.observe, s.recoverer, securityHeaders)
@@ -116,7 +130,7 @@ func New(d Deps) *Server {
 
 	s.router = r
 	s.api = humachi.New(r, apiConfig())
-	s.api.UseMiddleware(s.authenticate, s.rateLimit)
+	s.api.UseMiddleware(s.authenticate, s.rateLimit, s.keepRawBody)
 	s.routes()
 	return s
 }
@@ -154,6 +168,11 @@ type route struct {
 	errors           []int
 	maxBody          int64
 	hidden           bool
+	// impersonation: the route accepts X-Impersonation-Token beside the key.
+	impersonation bool
+	// rawBody keeps the raw JSON body for the handler (rawBody(ctx)) as well
+	// as decoding it, for partial updates.
+	rawBody bool
 }
 
 // register adds a route. Every handler error goes through toHTTP, so no
@@ -178,7 +197,7 @@ func register[I, O any](s *Server, rt route, h func(ctx context.Context, in *I) 
 		Security:      security(rt.creds),
 		MaxBodyBytes:  rt.maxBody,
 		Hidden:        rt.hidden,
-		Metadata:      map[string]any{metaCreds: rt.creds, metaLimit: rt.limit},
+		Metadata:      map[string]any{metaCreds: rt.creds, metaLimit: rt.limit, metaImpersonation: rt.impersonation, metaRawBody: rt.rawBody},
 	}
 	if op.MaxBodyBytes == 0 {
 		op.MaxBodyBytes = DefaultMaxBody
@@ -230,6 +249,8 @@ func (s *Server) routes() {
 	s.authRoutes()
 	s.keyRoutes()
 	s.billingRoutes()
+	s.botRoutes()
+	s.operatorRoutes()
 }
 
 func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {

@@ -1,0 +1,218 @@
+package bot_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"concierge/internal/jobs"
+	"concierge/internal/store"
+	"concierge/internal/testkit"
+)
+
+func TestMain(m *testing.M) { testkit.Main(m) }
+
+// createBot makes a bot through the API and returns its id and key.
+func createBot(t *testing.T, a *testkit.TestApp, key, name string) (int64, string) {
+	t.Helper()
+	r := a.Do(t, "POST", "/bots", map[string]any{"name": name}, "X-API-Key", key)
+	if r.Status != http.StatusCreated {
+		t.Fatalf("create bot: %d %s", r.Status, r.Body)
+	}
+	var b struct {
+		BotID  int64  `json:"bot_id"`
+		BotKey string `json:"bot_key"`
+	}
+	r.Decode(t, &b)
+	return b.BotID, b.BotKey
+}
+
+func TestBotLifecycle(t *testing.T) {
+	testkit.ForEachEngine(t, func(t *testing.T, e testkit.Engine) {
+		a := testkit.NewApp(t, e)
+		key, _ := a.Register(t, "owner@example.com")
+		auth := []string{"X-API-Key", key}
+		r := a.Do(t, "POST", "/bots", map[string]any{"name": "  Support  ", "greeting": "Hello!", "bot_id": 999,
+			"bot_key": "mine", "is_offline": true, "workspace_id": 42}, auth...)
+		if r.Status != 201 {
+			t.Fatalf("create: %d %s", r.Status, r.Body)
+		}
+		var b map[string]any
+		r.Decode(t, &b)
+		id := int64(b["bot_id"].(float64))
+		botKey := b["bot_key"].(string)
+		if b["name"] != "Support" || b["greeting"] != "Hello!" || id == 999 || botKey == "mine" || b["is_offline"] != false {
+			t.Fatalf("created bot: %s", r.Body)
+		}
+		if len(botKey) < 4 || len(botKey) > 64 || strings.Trim(botKey, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-") != "" {
+			t.Errorf("bot key %q breaks the 4-64 [A-Za-z0-9_-] rule", botKey)
+		}
+		path := fmt.Sprintf("/bots/%d", id)
+		a.Run(t,
+			testkit.Scenario{Name: "list", Method: "GET", Path: "/bots", Headers: auth, Status: 200,
+				Check: func(t *testing.T, r *testkit.Response) {
+					var list []map[string]any
+					r.Decode(t, &list)
+					if len(list) != 1 || int64(list[0]["bot_id"].(float64)) != id {
+						t.Fatalf("list: %s", r.Body)
+					}
+				}},
+			testkit.Scenario{Name: "me counts the bot", Method: "GET", Path: "/auth/me", Headers: auth, Status: 200,
+				Contains: []string{`"bot_count":1`}},
+			testkit.Scenario{Name: "partial update merges groups", Method: "PATCH", Path: path, Headers: auth, Status: 200,
+				Body: map[string]any{"appearance": map[string]any{"primary_color": "#FF0000"}, "tone": map[string]any{"preset": "friendly"},
+					"copy": map[string]any{"title": "Ask us"}, "offline_message": "Back soon", "bot_key": "stolen"},
+				Check: func(t *testing.T, r *testkit.Response) {
+					var v map[string]any
+					r.Decode(t, &v)
+					ap := v["appearance"].(map[string]any)
+					tone := v["tone"].(map[string]any)
+					if ap["primary_color"] != "#FF0000" || ap["position"] != "bottom-right" || tone["preset"] != "friendly" ||
+						!strings.Contains(tone["brand_tone"].(string), "warm") || tone["brand_tone_locked"] != true ||
+						v["offline_message"] != "Back soon" || v["bot_key"] != botKey || v["greeting"] != "Hello!" {
+						t.Errorf("after patch: %s", r.Body)
+					}
+				}},
+			testkit.Scenario{Name: "qualification with weights", Method: "PATCH", Path: path, Headers: auth, Status: 200,
+				Body: map[string]any{"qualification": map[string]any{"framework": "meddic", "weights": map[string]int{"metrics": 30, "champion": 10}}},
+				Contains: []string{`"framework":"meddic"`, `"metrics":30`}},
+			testkit.Scenario{Name: "a weight of another framework is 422", Method: "PATCH", Path: path, Headers: auth, Status: 422,
+				Body:     map[string]any{"qualification": map[string]any{"framework": "bant", "weights": map[string]int{"champion": 10}}},
+				Contains: []string{`"loc":["body","qualification","weights","champion"]`}},
+			testkit.Scenario{Name: "origins are canonicalised", Method: "PATCH", Path: path, Headers: auth, Status: 200,
+				Body:     map[string]any{"allowed_origins": []string{"https://WWW.Example.com/", "https://www.example.com", "http://localhost:3000"}},
+				Contains: []string{`"allowed_origins":["https://www.example.com","http://localhost:3000"]`}},
+			testkit.Scenario{Name: "a path in an origin is 422", Method: "PATCH", Path: path, Headers: auth, Status: 422,
+				Body: map[string]any{"allowed_origins": []string{"https://example.com/page"}}},
+			testkit.Scenario{Name: "notification addresses", Method: "PATCH", Path: path, Headers: auth, Status: 200,
+				Body:     map[string]any{"notification_email": "Sales@Example.com", "reply_to_email": "hello@example.com"},
+				Contains: []string{`"notification_email":"sales@example.com"`, `"reply_to_email":"hello@example.com"`}},
+			testkit.Scenario{Name: "null clears an address", Method: "PATCH", Path: path, Headers: auth, Status: 200,
+				Body: json.RawMessage(`{"reply_to_email": null}`), Contains: []string{`"reply_to_email":null`, `"notification_email":"sales@example.com"`}},
+			testkit.Scenario{Name: "a bad colour is 422", Method: "PATCH", Path: path, Headers: auth, Status: 422,
+				Body: map[string]any{"appearance": map[string]any{"primary_color": "red"}}},
+			testkit.Scenario{Name: "an http avatar is 422", Method: "PATCH", Path: path, Headers: auth, Status: 422,
+				Body: map[string]any{"appearance": map[string]any{"avatar_url": "http://example.com/a.png"}}},
+			testkit.Scenario{Name: "an unknown tone preset is 422", Method: "PATCH", Path: path, Headers: auth, Status: 422,
+				Body: map[string]any{"tone": map[string]any{"preset": "sarcastic"}}},
+			testkit.Scenario{Name: "empty name is 422", Method: "PATCH", Path: path, Headers: auth, Status: 422,
+				Body: map[string]any{"name": ""}},
+			testkit.Scenario{Name: "missing name on create is 422", Method: "POST", Path: "/bots", Headers: auth, Status: 422,
+				Body: map[string]any{"greeting": "x"}},
+			testkit.Scenario{Name: "non-numeric id is 422", Method: "GET", Path: "/bots/abc", Headers: auth, Status: 422},
+			testkit.Scenario{Name: "missing bot is 404", Method: "GET", Path: "/bots/987654", Headers: auth, Status: 404},
+			testkit.Scenario{Name: "framework presets", Method: "GET", Path: path + "/framework-presets", Headers: auth, Status: 200,
+				Contains: []string{`"key":"bant"`, `"key":"champ"`, `"key":"meddic"`, `"key":"custom"`, `"default_weight"`, `"current"`}},
+			testkit.Scenario{Name: "brand tone presets", Method: "GET", Path: "/bots/brand-tone-presets", Headers: auth, Status: 200,
+				Contains: []string{`"key":"professional"`, `"key":"friendly"`}},
+			testkit.Scenario{Name: "demo share click", Method: "POST", Path: path + "/demo-share-click", Headers: auth, Status: 200,
+				Contains: []string{`"demo_share_clicks":1`}},
+			testkit.Scenario{Name: "public settings by bot key", Method: "GET", Path: "/bots/settings/public",
+				Headers: []string{"X-Bot-Key", botKey}, Status: 200,
+				Contains: []string{`"is_offline":false`, `"greeting":"Hello!"`, `"primary_color":"#FF0000"`},
+				Absent:   []string{"sales@example.com", "allowed_origins", "prompt"}},
+			testkit.Scenario{Name: "public settings by API key (default bot)", Method: "GET", Path: "/bots/settings/public",
+				Headers: auth, Status: 200, Contains: []string{`"bot_key":"` + botKey + `"`}},
+			testkit.Scenario{Name: "an unknown bot key is 401", Method: "GET", Path: "/bots/settings/public",
+				Headers: []string{"X-Bot-Key", "bk_nope"}, Status: 401},
+			testkit.Scenario{Name: "a bot key is not a workspace key", Method: "GET", Path: path,
+				Headers: []string{"X-Bot-Key", botKey}, Status: 401},
+			testkit.Scenario{Name: "recrawl status", Method: "GET", Path: path + "/recrawl", Headers: auth, Status: 200,
+				Contains: []string{`"enabled":false`}},
+			testkit.Scenario{Name: "enable recrawl on the trial", Method: "PATCH", Path: path + "/recrawl", Headers: auth, Status: 200,
+				Body: map[string]any{"enabled": true}, Contains: []string{`"enabled":true`, `"next_run_at":"`}},
+			testkit.Scenario{Name: "delete", Method: "DELETE", Path: path, Headers: auth, Status: 200, Contains: []string{`"deleted":true`}},
+			testkit.Scenario{Name: "gone", Method: "GET", Path: path, Headers: auth, Status: 404},
+			testkit.Scenario{Name: "its key is dead", Method: "GET", Path: "/bots/settings/public", Headers: []string{"X-Bot-Key", botKey}, Status: 401},
+			testkit.Scenario{Name: "delete again", Method: "DELETE", Path: path, Headers: auth, Status: 404},
+		)
+	})
+}
+
+func TestPlanGatesOnBots(t *testing.T) {
+	testkit.ForEachEngine(t, func(t *testing.T, e testkit.Engine) {
+		a := testkit.NewApp(t, e)
+		key, wsID := a.Register(t, "gates@example.com")
+		auth := []string{"X-API-Key", key}
+		ent := a.Do(t, "GET", "/auth/me/entitlements", nil, auth...).JSON(t)
+		max := int(ent["limits"].(map[string]any)["chatbots"].(float64))
+		var id int64
+		for i := 0; i < max; i++ {
+			id, _ = createBot(t, a, key, fmt.Sprintf("bot %d", i))
+		}
+		r := a.Do(t, "POST", "/bots", map[string]any{"name": "one too many"}, auth...)
+		if r.Status != 403 || !strings.Contains(string(r.Body), `"error":"plan_limit_reached"`) || !strings.Contains(string(r.Body), `"limit":"chatbots"`) {
+			t.Fatalf("over the allowance: %d %s", r.Status, r.Body)
+		}
+		// The trial ends with no subscription: not serving.
+		a.Clock.Advance(15 * 24 * time.Hour)
+		r = a.Do(t, "POST", "/bots", map[string]any{"name": "late"}, auth...)
+		if r.Status != 403 || !strings.Contains(string(r.Body), `"error":"subscription_required"`) {
+			t.Fatalf("after the trial: %d %s", r.Status, r.Body)
+		}
+		path := fmt.Sprintf("/bots/%d", id)
+		a.Run(t,
+			testkit.Scenario{Name: "bots are offline", Method: "GET", Path: path, Headers: auth, Status: 200, Contains: []string{`"is_offline":true`}},
+			testkit.Scenario{Name: "visitors get only the offline message", Method: "GET", Path: "/bots/settings/public", Headers: auth,
+				Status: 200, Contains: []string{`"is_offline":true`, `"offline_message"`}, Absent: []string{`"greeting"`, `"copy"`}},
+			testkit.Scenario{Name: "disabling recrawl always works", Method: "PATCH", Path: path + "/recrawl", Headers: auth,
+				Body: map[string]any{"enabled": false}, Status: 200},
+		)
+		if err := a.Billing.SetPlan(context.Background(), wsID, "free"); err != nil {
+			t.Fatal(err)
+		}
+		a.Run(t,
+			testkit.Scenario{Name: "free plan serves again", Method: "GET", Path: path, Headers: auth, Status: 200, Contains: []string{`"is_offline":false`}},
+			testkit.Scenario{Name: "recrawl needs the feature", Method: "PATCH", Path: path + "/recrawl", Headers: auth,
+				Body: map[string]any{"enabled": true}, Status: 403,
+				Contains: []string{`"error":"feature_not_available"`, `"feature":"auto_recrawl"`}},
+			testkit.Scenario{Name: "disabling still works", Method: "PATCH", Path: path + "/recrawl", Headers: auth,
+				Body: map[string]any{"enabled": false}, Status: 200},
+			testkit.Scenario{Name: "hiding branding needs the feature", Method: "PATCH", Path: path, Headers: auth,
+				Body: map[string]any{"appearance": map[string]any{"show_branding": false}}, Status: 403,
+				Contains: []string{`"feature":"custom_branding"`}},
+		)
+	})
+}
+
+// TestDeleteLeavesNothingBehind: every table with a bot_id column holds no
+// row of a deleted bot; another workspace's data is untouched.
+func TestDeleteLeavesNothingBehind(t *testing.T) {
+	testkit.ForEachEngine(t, func(t *testing.T, e testkit.Engine) {
+		a := testkit.NewApp(t, e)
+		key, wsID := a.Register(t, "cascade@example.com")
+		other, _ := a.Register(t, "bystander@example.com")
+		id, _ := createBot(t, a, key, "doomed")
+		keep, _ := createBot(t, a, other, "kept")
+		ctx := context.Background()
+		for i := 0; i < 3; i++ {
+			if _, err := a.Queue.Enqueue(ctx, jobs.NewJob{Kind: "test.noop", WorkspaceID: wsID, BotID: id}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		a.Do(t, "POST", "/operators", map[string]any{"email": "op@example.com", "password": "operator pass", "bot_id": id}, "X-API-Key", key)
+		a.Do(t, "POST", fmt.Sprintf("/bots/%d/demo-share-click", id), nil, "X-API-Key", key)
+		before := testkit.RowsReferencing(t, a.DB, "bot_id", id)
+		if before["jobs"] != 3 || before["operators"] != 1 || before["events"] == 0 {
+			t.Fatalf("setup did not create the dependants: %v", before)
+		}
+		otherBefore := testkit.RowsReferencing(t, a.DB, "bot_id", keep)
+		if r := a.Do(t, "DELETE", fmt.Sprintf("/bots/%d", id), nil, "X-API-Key", key); r.Status != 200 {
+			t.Fatalf("delete: %d %s", r.Status, r.Body)
+		}
+		if left := testkit.RowsReferencing(t, a.DB, "bot_id", id); len(left) != 0 {
+			t.Fatalf("rows left behind: %v", left)
+		}
+		if after := testkit.RowsReferencing(t, a.DB, "bot_id", keep); fmt.Sprint(after) != fmt.Sprint(otherBefore) {
+			t.Fatalf("another workspace changed: %v → %v", otherBefore, after)
+		}
+		var n int
+		if err := store.Get(ctx, a.DB.Reader(), &n, `SELECT COUNT(*) FROM bots WHERE id = ?`, keep); err != nil || n != 1 {
+			t.Fatalf("the other bot: %d %v", n, err)
+		}
+	})
+}
