@@ -78,7 +78,7 @@ func TestBotLifecycle(t *testing.T) {
 					}
 				}},
 			testkit.Scenario{Name: "qualification with weights", Method: "PATCH", Path: path, Headers: auth, Status: 200,
-				Body: map[string]any{"qualification": map[string]any{"framework": "meddic", "weights": map[string]int{"metrics": 30, "champion": 10}}},
+				Body:     map[string]any{"qualification": map[string]any{"framework": "meddic", "weights": map[string]int{"metrics": 30, "champion": 10}}},
 				Contains: []string{`"framework":"meddic"`, `"metrics":30`}},
 			testkit.Scenario{Name: "a weight of another framework is 422", Method: "PATCH", Path: path, Headers: auth, Status: 422,
 				Body:     map[string]any{"qualification": map[string]any{"framework": "bant", "weights": map[string]int{"champion": 10}}},
