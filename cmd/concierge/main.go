@@ -44,6 +44,10 @@ commands:
             put a workspace on a plan (works while serve runs)
   credits grant --email EMAIL --credits N
             add credits to a workspace's balance (works while serve runs)
+  admin impersonate --email EMAIL --admin NAME [--reason TEXT] [--ttl 30m]
+            start a super-admin impersonation session (prints its token)
+  admin revoke --token TOKEN | admin kill-switch on|off
+            end one session, or refuse every session at once
   version   print the version
 
 Configuration comes from the environment; see README.md.
@@ -63,6 +67,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return workspaceCommand(ctx, args[1:], getenv, stdout, stderr)
 	case "credits":
 		return creditsCommand(ctx, args[1:], getenv, stdout, stderr)
+	case "admin":
+		return adminCommand(ctx, args[1:], getenv, stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, "concierge", version())
 		return nil

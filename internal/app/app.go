@@ -28,9 +28,11 @@ import (
 	"concierge/internal/jobs"
 	"concierge/internal/mail"
 	"concierge/internal/operator"
+	"concierge/internal/payment"
 	"concierge/internal/ratelimit"
 	"concierge/internal/secret"
 	"concierge/internal/store"
+	"concierge/internal/subscription"
 )
 
 // Version is the build's version, set with -ldflags "-X concierge/internal/app.Version=...".
@@ -39,7 +41,9 @@ var Version = "dev"
 // Options override parts of the wiring; tests use them. Zero values mean
 // production behaviour.
 type Options struct {
-	Clock       clock.Clock
+	Clock clock.Clock
+	// Payments replaces the configured payment provider (tests).
+	Payments    payment.Provider
 	Mailer      mail.Mailer
 	HashParams  *account.HashParams
 	Accounts    account.Options
@@ -61,6 +65,8 @@ type App struct {
 	// Operators are live-chat operator accounts.
 	Operators     *operator.Service
 	Impersonation *impersonation.Service
+	Subscriptions *subscription.Service
+	Payments      payment.Provider
 	Mailer        mail.Mailer
 	Limiter       ratelimit.Limiter
 	HTTP          *httpapi.Server
@@ -74,7 +80,7 @@ type App struct {
 // New builds the service: it opens and migrates the database and creates
 // every component, but starts nothing.
 func New(ctx context.Context, cfg config.Config, opts Options) (_ *App, err error) {
-	a := &App{Config: cfg, Log: opts.Logger, Clock: opts.Clock}
+	a := &App{Config: cfg, Log: opts.Logger, Clock: opts.Clock, Payments: opts.Payments}
 	if a.Log == nil {
 		a.Log = slog.New(slog.DiscardHandler)
 	}
@@ -161,6 +167,26 @@ func New(ctx context.Context, cfg config.Config, opts Options) (_ *App, err erro
 		Billing: a.Billing, Clock: a.Clock, Logger: a.Log, LoginAccount: accOpts.LoginAccount})
 	a.Impersonation = impersonation.NewService(a.DB, a.Clock)
 
+	if a.Payments == nil {
+		if a.Payments, err = a.openPayments(); err != nil {
+			return nil, err
+		}
+	}
+	planIDs, err := cfg.PlanIDs()
+	if err != nil {
+		return nil, err
+	}
+	var ids subscription.PlanIDs // nil: synthesised ids (sandbox)
+	if cfg.PaymentProvider == "razorpay" {
+		ids = func(plan, currency string) (string, bool) {
+			id, ok := planIDs[plan][currency]
+			return id, ok
+		}
+	}
+	a.Subscriptions = subscription.NewService(subscription.Deps{DB: a.DB, Provider: a.Payments, Billing: a.Billing,
+		Bots: a.Bots, PlanIDs: ids, Clock: a.Clock, Logger: a.Log})
+	a.Bots.SetSubscriptionCanceller(a.Subscriptions)
+
 	trusted, err := cfg.TrustedProxyPrefixes()
 	if err != nil {
 		return nil, err
@@ -171,6 +197,7 @@ func New(ctx context.Context, cfg config.Config, opts Options) (_ *App, err erro
 		Bots:             a.Bots,
 		Operators:        a.Operators,
 		Impersonation:    a.Impersonation,
+		Subscriptions:    a.Subscriptions,
 		Ready:            a.DB.Ping,
 		Limiter:          a.Limiter,
 		Limits:           limits,
@@ -183,6 +210,17 @@ func New(ctx context.Context, cfg config.Config, opts Options) (_ *App, err erro
 		MetricsToken:     cfg.MetricsToken.Reveal(),
 	})
 	return a, nil
+}
+
+// openPayments builds the configured payment provider. The sandbox signs
+// with a key derived from the server secret, so every replica agrees.
+func (a *App) openPayments() (payment.Provider, error) {
+	cfg := a.Config
+	if cfg.PaymentProvider == "razorpay" {
+		return payment.NewRazorpay(payment.RazorpayConfig{KeyID: cfg.RazorpayKeyID, KeySecret: cfg.RazorpayKeySecret.Reveal(),
+			WebhookSecret: cfg.RazorpayWebhookSecret.Reveal(), BaseURL: cfg.RazorpayBaseURL})
+	}
+	return payment.NewSandbox(a.Keys.MAC("sandbox-payments")), nil
 }
 
 // SQLitePath is where the embedded database lives.
@@ -218,6 +256,11 @@ func (a *App) Serve(ctx context.Context, ln net.Listener) error {
 		IdleTimeout:       120 * time.Second,
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(a.Log.Handler(), slog.LevelWarn),
+	}
+	// Every replica makes sure next month's credit grants are queued; the
+	// job's unique key keeps replicas from stacking copies.
+	if err := a.Billing.EnsureScheduled(ctx); err != nil {
+		return fmt.Errorf("app: schedule monthly credit grants: %w", err)
 	}
 	a.Pool.Start()
 	errc := make(chan error, 1)

@@ -6,12 +6,14 @@ package billing
 
 import (
 	"context"
-	"errors"
+	"fmt"
 	"log/slog"
+	"strings"
+	"sync"
 	"time"
 
-	"github.com/jmoiron/sqlx"
-
+	"concierge/internal/account"
+	"concierge/internal/apperr"
 	"concierge/internal/clock"
 	"concierge/internal/jobs"
 	"concierge/internal/store"
@@ -20,20 +22,38 @@ import (
 // Deps are the collaborators of a Service.
 type Deps struct {
 	DB     *store.DB
-	Queue  *jobs.Queue
+	Queue  *jobs.Queue // nil in one-shot tools (the operator CLI): no jobs then
 	Clock  clock.Clock
 	Logger *slog.Logger
+	// Catalogue overrides the embedded plans.json (tests).
+	Catalogue *Catalogue
+	// GrantBatch is how many workspaces one run of the monthly grant job
+	// looks at before it hands the rest to a follow-up job [500].
+	GrantBatch int
+}
+
+// DocumentCounter reports how many documents and pages a workspace's
+// knowledge base holds. The knowledge area provides it; until then usage
+// shows 0.
+type DocumentCounter interface {
+	CountDocuments(ctx context.Context, workspaceID int64) (int64, error)
 }
 
 // Service implements plans, entitlements and credits.
 type Service struct {
-	db    *store.DB
-	queue *jobs.Queue
-	clock clock.Clock
-	log   *slog.Logger
+	db         *store.DB
+	queue      *jobs.Queue
+	clock      clock.Clock
+	log        *slog.Logger
+	cat        *Catalogue
+	grantBatch int
+
+	docsMu sync.RWMutex
+	docs   DocumentCounter
 }
 
-// NewService returns the billing service.
+// NewService returns the billing service. It fails when the plan catalogue
+// is invalid, so a bad plans.json stops the process at start-up.
 func NewService(d Deps) (*Service, error) {
 	if d.Clock == nil {
 		d.Clock = clock.Real{}
@@ -41,39 +61,84 @@ func NewService(d Deps) (*Service, error) {
 	if d.Logger == nil {
 		d.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Service{db: d.DB, queue: d.Queue, clock: d.Clock, log: d.Logger.With("component", "billing")}, nil
+	cat := d.Catalogue
+	if cat == nil {
+		var err error
+		if cat, err = DefaultCatalogue(); err != nil {
+			return nil, err
+		}
+	}
+	if d.GrantBatch <= 0 {
+		d.GrantBatch = 500
+	}
+	return &Service{db: d.DB, queue: d.Queue, clock: d.Clock, log: d.Logger.With("component", "billing"),
+		cat: cat, grantBatch: d.GrantBatch}, nil
 }
 
-var errTODO = errors.New("billing: not implemented yet")
+// Catalogue returns the plan catalogue (prices for checkout, costs for
+// metering).
+func (s *Service) Catalogue() *Catalogue { return s.cat }
 
-// RegisterJobs registers billing's job handlers (monthly credit grants).
-func (s *Service) RegisterJobs(pool *jobs.Pool) {}
+// Costs returns the credit cost of each metered action.
+func (s *Service) Costs() CreditCosts { return s.cat.CreditCosts }
 
-// StartTrial puts a new workspace on the trial plan and grants its credits.
-// It runs inside the sign-up transaction.
-func (s *Service) StartTrial(ctx context.Context, tx store.Q, workspaceID int64, now time.Time) error {
-	return nil
+// SetDocumentCounter plugs in the knowledge base's document count, shown in
+// usage. Call it while wiring, before serving.
+func (s *Service) SetDocumentCounter(c DocumentCounter) {
+	s.docsMu.Lock()
+	s.docs = c
+	s.docsMu.Unlock()
 }
 
-// Entitlements resolves what a workspace may do now.
-func (s *Service) Entitlements(ctx context.Context, workspaceID int64) (*Entitlements, error) {
-	return nil, errTODO
+func (s *Service) countDocuments(ctx context.Context, workspaceID int64) (int64, error) {
+	s.docsMu.RLock()
+	c := s.docs
+	s.docsMu.RUnlock()
+	if c == nil {
+		return 0, nil
+	}
+	return c.CountDocuments(ctx, workspaceID)
 }
 
-// CheckBotCreation reports whether the workspace may create one more bot
-// with POST /bots, inside the caller's transaction: nil, or
-// *apperr.SubscriptionRequired when not serving, or *apperr.LimitReached
-// when the plan's chatbot allowance is used up.
-func (s *Service) CheckBotCreation(ctx context.Context, tx *sqlx.Tx, workspaceID int64) error {
-	return errTODO
+// now is the service time, truncated to what PostgreSQL stores, so that an
+// entry returned when written equals the same entry read back later.
+func (s *Service) now() time.Time { return s.clock.Now().UTC().Truncate(time.Microsecond) }
+
+// WorkspaceByEmail finds a workspace id by its owner's e-mail address, for
+// operator commands that name workspaces by e-mail.
+func (s *Service) WorkspaceByEmail(ctx context.Context, email string) (int64, error) {
+	norm, err := account.NormalizeEmail(email)
+	if err != nil {
+		return 0, apperr.Invalid("email", err.Error(), "value_error")
+	}
+	id, err := workspaceIDByEmail(ctx, s.db.Reader(), norm)
+	if store.IsNotFound(err) {
+		return 0, apperr.NotFound(fmt.Sprintf("no workspace with e-mail address %s", norm))
+	}
+	if err != nil {
+		return 0, fmt.Errorf("billing: find workspace: %w", err)
+	}
+	return id, nil
 }
 
-// Entitlements is what GET /auth/me/entitlements shows.
-type Entitlements struct {
-	Plan     string          `json:"plan"`
-	Features map[string]bool `json:"features"`
-	Serving  bool            `json:"serving"`
+// monthStart is the first instant of t's calendar month in UTC: credit
+// allowances and "used this period" follow calendar months.
+func monthStart(t time.Time) time.Time {
+	t = t.UTC()
+	return time.Date(t.Year(), t.Month(), 1, 0, 0, 0, 0, time.UTC)
 }
 
-// Require returns *apperr.FeatureError unless feature is on.
-func (e *Entitlements) Require(feature string) error { return errTODO }
+// monthKey names t's calendar month in idempotency keys, e.g. 2025-07.
+func monthKey(t time.Time) string { return t.UTC().Format("2006-01") }
+
+// planList is the catalogue's plan keys for messages.
+func (s *Service) planList(skipTrial bool) string {
+	var keys []string
+	for _, p := range s.cat.Plans {
+		if skipTrial && p.IsTrial() {
+			continue
+		}
+		keys = append(keys, p.Key)
+	}
+	return strings.Join(keys, ", ")
+}

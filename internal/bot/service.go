@@ -197,7 +197,7 @@ func (s *Service) owned(ctx context.Context, q store.Q, workspaceID, botID int64
 
 func (s *Service) view(_ context.Context, r *row, ent *billing.Entitlements) *View {
 	offline := !ent.Serving
-	if r.SubscriptionID != nil && (r.SubscriptionStatus == nil || !subscriptionServes(*r.SubscriptionStatus)) {
+	if r.SubscriptionID != nil && (r.SubscriptionStatus == nil || !billing.SubscriptionServes(*r.SubscriptionStatus)) {
 		offline = true
 	}
 	return &View{Bot: &r.Bot, IsOffline: offline, SubscriptionRef: r.SubscriptionRef}
@@ -407,17 +407,6 @@ func (s *Service) SetRecrawl(ctx context.Context, workspaceID, botID int64, enab
 		return nil, fmt.Errorf("bot: set recrawl: %w", errors.Join(err))
 	}
 	return recrawlStatus(&r.Bot, ent), nil
-}
-
-// subscriptionServes reports whether a bot's own subscription in this
-// provider status keeps the bot online. TODO(billing): move next to the
-// subscription rules once they exist.
-func subscriptionServes(status string) bool {
-	switch status {
-	case "active", "authenticated", "pending":
-		return true
-	}
-	return false
 }
 
 // recrawlIntervalHours is the plan's auto-recrawl interval; a plan without

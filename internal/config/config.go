@@ -58,6 +58,17 @@ type Config struct {
 	// TrustEdgeHeaders lets /auth/detect-country read CDN country headers.
 	TrustEdgeHeaders bool `env:"CONCIERGE_TRUST_EDGE_HEADERS"`
 
+	// Payments: "sandbox" (default: activates at once, for local use) or
+	// "razorpay".
+	PaymentProvider       string `env:"CONCIERGE_PAYMENT_PROVIDER" envDefault:"sandbox"`
+	RazorpayKeyID         string `env:"CONCIERGE_RAZORPAY_KEY_ID"`
+	RazorpayKeySecret     Secret `env:"CONCIERGE_RAZORPAY_KEY_SECRET"`
+	RazorpayWebhookSecret Secret `env:"CONCIERGE_RAZORPAY_WEBHOOK_SECRET"`
+	// RazorpayPlanIDs maps plan and currency to Razorpay plan ids:
+	// "starter:INR=plan_A,starter:USD=plan_B,...".
+	RazorpayPlanIDs string `env:"CONCIERGE_RAZORPAY_PLAN_IDS"`
+	RazorpayBaseURL string `env:"CONCIERGE_RAZORPAY_BASE_URL"`
+
 	SMTPURL  Secret `env:"CONCIERGE_SMTP_URL"`
 	MailFrom string `env:"CONCIERGE_MAIL_FROM"`
 
@@ -137,6 +148,18 @@ func (c Config) Validate() error {
 	if _, err := c.TrustedProxyPrefixes(); err != nil {
 		errs = append(errs, err)
 	}
+	switch c.PaymentProvider {
+	case "sandbox":
+	case "razorpay":
+		if c.RazorpayKeyID == "" || c.RazorpayKeySecret == "" || c.RazorpayWebhookSecret == "" {
+			errs = append(errs, errors.New("CONCIERGE_PAYMENT_PROVIDER=razorpay needs CONCIERGE_RAZORPAY_KEY_ID, _KEY_SECRET and _WEBHOOK_SECRET"))
+		}
+		if _, err := c.PlanIDs(); err != nil {
+			errs = append(errs, err)
+		}
+	default:
+		errs = append(errs, fmt.Errorf("CONCIERGE_PAYMENT_PROVIDER=%q: want sandbox or razorpay", c.PaymentProvider))
+	}
 	if c.Workers < 1 {
 		errs = append(errs, errors.New("CONCIERGE_WORKERS must be at least 1"))
 	}
@@ -185,6 +208,27 @@ func (c Config) TrustedProxyPrefixes() ([]netip.Prefix, error) {
 			return nil, fmt.Errorf("CONCIERGE_TRUSTED_PROXIES: %q is not an address or CIDR", s)
 		}
 		out = append(out, netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
+	}
+	return out, nil
+}
+
+// PlanIDs parses RazorpayPlanIDs into plan → currency → provider plan id.
+func (c Config) PlanIDs() (map[string]map[string]string, error) {
+	out := map[string]map[string]string{}
+	for _, item := range strings.Split(c.RazorpayPlanIDs, ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			continue
+		}
+		key, id, ok := strings.Cut(item, "=")
+		plan, currency, ok2 := strings.Cut(key, ":")
+		if !ok || !ok2 || id == "" || plan == "" || len(currency) != 3 {
+			return nil, fmt.Errorf("CONCIERGE_RAZORPAY_PLAN_IDS: %q is not plan:CURRENCY=plan_id", item)
+		}
+		if out[plan] == nil {
+			out[plan] = map[string]string{}
+		}
+		out[plan][strings.ToUpper(currency)] = id
 	}
 	return out, nil
 }

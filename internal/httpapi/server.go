@@ -24,6 +24,7 @@ import (
 	"concierge/internal/impersonation"
 	"concierge/internal/operator"
 	"concierge/internal/ratelimit"
+	"concierge/internal/subscription"
 )
 
 // DefaultMaxBody is the request body limit of routes that do not set their own.
@@ -44,6 +45,7 @@ type Deps struct {
 	Bots          *bot.Service
 	Operators     *operator.Service
 	Impersonation *impersonation.Service
+	Subscriptions *subscription.Service
 	// Ready reports whether the process can serve (database reachable).
 	Ready   func(ctx context.Context) error
 	Limiter ratelimit.Limiter
@@ -68,6 +70,7 @@ type Server struct {
 	bots          *bot.Service
 	operators     *operator.Service
 	impersonation *impersonation.Service
+	subscriptions *subscription.Service
 	ready         func(ctx context.Context) error
 	limiter       ratelimit.Limiter
 	limits        map[string]ratelimit.Limit
@@ -97,6 +100,7 @@ func New(d Deps) *Server {
 		bots:          d.Bots,
 		operators:     d.Operators,
 		impersonation: d.Impersonation,
+		subscriptions: d.Subscriptions,
 		ready:         d.Ready,
 		limiter:       d.Limiter,
 		limits:        d.Limits,
@@ -251,6 +255,7 @@ func (s *Server) routes() {
 	s.billingRoutes()
 	s.botRoutes()
 	s.operatorRoutes()
+	s.subscriptionRoutes()
 }
 
 func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {

@@ -22,6 +22,7 @@ CREATE TABLE credit_ledger (
     UNIQUE (workspace_id, idempotency_key)
 );
 CREATE INDEX credit_ledger_history ON credit_ledger (workspace_id, id);
+CREATE INDEX credit_ledger_period ON credit_ledger (workspace_id, kind, created_at);
 
 -- Subscriptions with the payment provider: a workspace's plan, or one bot's
 -- own subscription (bot_id set once the bot exists; bot_request holds the

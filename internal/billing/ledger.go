@@ -1,0 +1,230 @@
+package billing
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"concierge/internal/apperr"
+	"concierge/internal/store"
+)
+
+// Ledger entry kinds.
+const (
+	KindGrant      = "grant"      // credits added: trial, monthly allowance, plan change, purchase, operator
+	KindDebit      = "debit"      // credits spent by a metered action
+	KindAdjustment = "adjustment" // a correction by an operator or a refund
+)
+
+// MaxKeyLength bounds idempotency keys.
+const MaxKeyLength = 200
+
+const maxReasonLength = 500
+
+// LedgerEntry is one change of a workspace's credit balance. The ledger is
+// append-only; BalanceAfter is the balance right after this entry.
+type LedgerEntry struct {
+	ID             int64     `db:"id" json:"id"`
+	Delta          int64     `db:"delta" json:"delta"`
+	BalanceAfter   int64     `db:"balance_after" json:"balance_after"`
+	Kind           string    `db:"kind" json:"kind"`
+	Reason         string    `db:"reason" json:"reason"`
+	IdempotencyKey string    `db:"idempotency_key" json:"idempotency_key"`
+	CreatedAt      time.Time `db:"created_at" json:"created_at"`
+}
+
+// Debit takes amount credits from the workspace, once per key: calling it
+// again with a key already used returns the first entry and changes nothing,
+// also when the two calls race. It fails with *apperr.InsufficientCredits
+// when the balance does not cover amount; the balance never goes below zero.
+func (s *Service) Debit(ctx context.Context, workspaceID, amount int64, key, reason string) (*LedgerEntry, error) {
+	if err := checkEntryArgs(amount, key); err != nil {
+		return nil, err
+	}
+	// Most refusals (and replays) are answered from a reader without taking
+	// the write lock: under a burst of requests on an empty balance they
+	// would otherwise queue behind the writer one by one. The write path
+	// re-checks everything under the lock.
+	bal, entryID, err := preDebit(ctx, s.db.Reader(), workspaceID, key)
+	switch {
+	case store.IsNotFound(err):
+		return nil, apperr.NotFound("workspace not found")
+	case err != nil:
+		return nil, fmt.Errorf("billing: debit: %w", err)
+	case entryID != 0:
+		e, err := entryByID(ctx, s.db.Reader(), workspaceID, entryID)
+		if err != nil {
+			return nil, fmt.Errorf("billing: debit: %w", err)
+		}
+		return sameKind(e, KindDebit)
+	case bal < amount:
+		return nil, &apperr.InsufficientCredits{Required: amount, Available: bal}
+	}
+	var e *LedgerEntry
+	err = s.db.Tx(ctx, func(tx *sqlx.Tx) error {
+		var err error
+		e, err = s.apply(ctx, tx, workspaceID, -amount, KindDebit, key, reason)
+		return err
+	})
+	return e, err
+}
+
+// DebitTx is Debit inside the caller's transaction, so that the charge
+// commits or rolls back with the caller's own change (a delivered reply, a
+// sent follow-up). On failure the caller should roll back.
+func (s *Service) DebitTx(ctx context.Context, tx *sqlx.Tx, workspaceID, amount int64, key, reason string) (*LedgerEntry, error) {
+	if err := checkEntryArgs(amount, key); err != nil {
+		return nil, err
+	}
+	return s.apply(ctx, tx, workspaceID, -amount, KindDebit, key, reason)
+}
+
+// Grant adds amount credits, once per key.
+func (s *Service) Grant(ctx context.Context, workspaceID, amount int64, key, reason string) (*LedgerEntry, error) {
+	if err := checkEntryArgs(amount, key); err != nil {
+		return nil, err
+	}
+	var e *LedgerEntry
+	err := s.db.Tx(ctx, func(tx *sqlx.Tx) error {
+		var err error
+		e, err = s.apply(ctx, tx, workspaceID, amount, KindGrant, key, reason)
+		return err
+	})
+	return e, err
+}
+
+// Balance returns the workspace's credit balance.
+func (s *Service) Balance(ctx context.Context, workspaceID int64) (int64, error) {
+	bal, err := balanceOf(ctx, s.db.Reader(), workspaceID)
+	if store.IsNotFound(err) {
+		return 0, apperr.NotFound("workspace not found")
+	}
+	if err != nil {
+		return 0, fmt.Errorf("billing: balance: %w", err)
+	}
+	return bal, nil
+}
+
+// CreditBalance is the balance with the time of its last change.
+type CreditBalance struct {
+	Balance   int64
+	UpdatedAt *time.Time // nil before the first ledger entry
+}
+
+// BalanceDetail returns the balance and when it last changed.
+func (s *Service) BalanceDetail(ctx context.Context, workspaceID int64) (*CreditBalance, error) {
+	bal, at, err := balanceWithTime(ctx, s.db.Reader(), workspaceID)
+	if store.IsNotFound(err) {
+		return nil, apperr.NotFound("workspace not found")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("billing: balance: %w", err)
+	}
+	return &CreditBalance{Balance: bal, UpdatedAt: at}, nil
+}
+
+// MaxHistoryLimit is the largest page of GET /credits/history.
+const MaxHistoryLimit = 200
+
+// History returns one page of the workspace's ledger, newest first, and the
+// number of entries in all.
+func (s *Service) History(ctx context.Context, workspaceID int64, page, limit int) ([]LedgerEntry, int, error) {
+	if page < 1 {
+		return nil, 0, apperr.Invalid("query.page", "must be at least 1", "greater_than_equal")
+	}
+	if limit < 1 || limit > MaxHistoryLimit {
+		return nil, 0, apperr.Invalid("query.limit", fmt.Sprintf("must be between 1 and %d", MaxHistoryLimit), "less_than_equal")
+	}
+	items, total, err := ledgerPage(ctx, s.db.Reader(), workspaceID, limit, (page-1)*limit)
+	if err != nil {
+		return nil, 0, fmt.Errorf("billing: history: %w", err)
+	}
+	return items, total, nil
+}
+
+func checkEntryArgs(amount int64, key string) error {
+	if amount <= 0 {
+		return apperr.Invalid("amount", "must be a positive number of credits", "greater_than")
+	}
+	if key == "" || len(key) > MaxKeyLength {
+		return apperr.Invalid("idempotency_key", fmt.Sprintf("must be 1 to %d characters", MaxKeyLength), "value_error")
+	}
+	return nil
+}
+
+// apply moves the balance by delta and appends the ledger entry, once per
+// (workspace, key), inside q (a transaction).
+//
+// Concurrency: the conditional UPDATE locks the workspace row (PostgreSQL)
+// or runs under the database write lock (SQLite), so changes to one balance
+// are serialised and a debit can never overdraw it. Two calls with one key
+// can both get past the first lookup on PostgreSQL; the second then waits
+// for the first's row lock, and after the first commits either its UPDATE
+// finds the balance short or its INSERT meets the committed key. Both cases
+// look the key up again (READ COMMITTED: each statement sees the latest
+// commits) and answer with the first entry, undoing the balance change in
+// the second case. Nothing here relies on a unique violation, which would
+// abort the caller's whole PostgreSQL transaction.
+func (s *Service) apply(ctx context.Context, q store.Q, workspaceID, delta int64, kind, key, reason string) (*LedgerEntry, error) {
+	if len(reason) > maxReasonLength {
+		reason = reason[:maxReasonLength]
+	}
+	first := func() (*LedgerEntry, bool, error) {
+		e, err := entryByKey(ctx, q, workspaceID, key)
+		if store.IsNotFound(err) {
+			return nil, false, nil
+		}
+		if err != nil {
+			return nil, false, fmt.Errorf("billing: ledger lookup: %w", err)
+		}
+		e, err = sameKind(e, kind)
+		return e, true, err
+	}
+	if e, ok, err := first(); ok || err != nil {
+		return e, err
+	}
+	bal, err := addBalance(ctx, q, workspaceID, delta)
+	if store.IsNotFound(err) {
+		if e, ok, err := first(); ok || err != nil {
+			return e, err
+		}
+		avail, err := balanceOf(ctx, q, workspaceID)
+		if store.IsNotFound(err) {
+			return nil, apperr.NotFound("workspace not found")
+		}
+		if err != nil {
+			return nil, fmt.Errorf("billing: balance: %w", err)
+		}
+		return nil, &apperr.InsufficientCredits{Required: -delta, Available: avail}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("billing: update balance: %w", err)
+	}
+	e := &LedgerEntry{Delta: delta, BalanceAfter: bal, Kind: kind, Reason: reason, IdempotencyKey: key, CreatedAt: s.now()}
+	err = insertEntry(ctx, q, workspaceID, e)
+	if store.IsNotFound(err) {
+		if _, err := addBalance(ctx, q, workspaceID, -delta); err != nil {
+			return nil, fmt.Errorf("billing: undo balance: %w", err)
+		}
+		if e, ok, err := first(); ok || err != nil {
+			return e, err
+		}
+		return nil, fmt.Errorf("billing: ledger key %q conflicted but is missing", key)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("billing: append ledger: %w", err)
+	}
+	return e, nil
+}
+
+// sameKind refuses to answer a debit with a grant that happens to share its
+// key (or the reverse): the caller would believe something happened that
+// did not.
+func sameKind(e *LedgerEntry, kind string) (*LedgerEntry, error) {
+	if e.Kind != kind {
+		return nil, apperr.Conflict(fmt.Sprintf("idempotency key %q was already used for a %s", e.IdempotencyKey, e.Kind))
+	}
+	return e, nil
+}
