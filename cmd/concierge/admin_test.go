@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -15,20 +13,11 @@ import (
 // with revocation.
 func TestAdminImpersonation(t *testing.T) {
 	testkit.ForEachEngine(t, func(t *testing.T, e testkit.Engine) {
-		ctx := context.Background()
 		a := testkit.NewApp(t, e)
 		key, _ := a.Register(t, "owner@example.com")
 		r := a.Do(t, "POST", "/bots", map[string]any{"name": "bot"}, "X-API-Key", key)
 		path := fmt.Sprintf("/bots/%d", int64(r.JSON(t)["bot_id"].(float64)))
-		vars := map[string]string{}
-		if e == testkit.Postgres {
-			vars["DATABASE_URL"] = a.Config.DatabaseURL.Reveal()
-		}
-		cli := func(args ...string) (string, error) {
-			var out, errs bytes.Buffer
-			err := run(ctx, append(args, "-data-dir", a.DataDir), env(vars), &out, &errs)
-			return out.String(), err
-		}
+		cli := cliAgainst(a)
 		out, err := cli("admin", "impersonate", "--email", "owner@example.com", "--admin", "support@concierge", "--reason", "T-1")
 		if err != nil {
 			t.Fatal(err)

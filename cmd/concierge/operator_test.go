@@ -21,15 +21,7 @@ func TestOperatorCommands(t *testing.T) {
 		ctx := context.Background()
 		a := testkit.NewApp(t, e)
 		_, ws := a.Register(t, "owner@example.com")
-		vars := map[string]string{}
-		if e == testkit.Postgres {
-			vars["DATABASE_URL"] = a.Config.DatabaseURL.Reveal()
-		}
-		cli := func(args ...string) (string, error) {
-			var out, errs bytes.Buffer
-			err := run(ctx, append(args, "-data-dir", a.DataDir), env(vars), &out, &errs)
-			return out.String(), err
-		}
+		cli := cliAgainst(a)
 
 		out, err := cli("workspace", "set-plan", "--email", " Owner@Example.com ", "--plan", "pro")
 		if err != nil {
@@ -99,5 +91,19 @@ func TestOperatorCommandNeedsADatabase(t *testing.T) {
 	db.Close()
 	if err := run(context.Background(), grant, env(nil), &out, &errs); err == nil || !strings.Contains(err.Error(), "concierge migrate") {
 		t.Fatalf("unmigrated database: err = %v", err)
+	}
+}
+
+// cliAgainst runs the binary's commands against a running test app's
+// database (its data directory, or its PostgreSQL URL), returning stdout.
+func cliAgainst(a *testkit.TestApp) func(args ...string) (string, error) {
+	vars := map[string]string{}
+	if a.Engine == testkit.Postgres {
+		vars["DATABASE_URL"] = a.Config.DatabaseURL.Reveal()
+	}
+	return func(args ...string) (string, error) {
+		var out, errs bytes.Buffer
+		err := run(context.Background(), append(args, "-data-dir", a.DataDir), env(vars), &out, &errs)
+		return out.String(), err
 	}
 }
