@@ -12,7 +12,12 @@ import (
 	"concierge/internal/testkit"
 )
 
-func TestMain(m *testing.M) { testkit.Main(m) }
+func TestMain(m *testing.M) {
+	if maybeChild() {
+		return
+	}
+	testkit.Main(m)
+}
 
 // TestOperatorCommands runs the CLI against the database of a running
 // service, as an operator would while `serve` runs.

@@ -26,10 +26,13 @@ import (
 	"concierge/internal/httpapi"
 	"concierge/internal/impersonation"
 	"concierge/internal/jobs"
+	"concierge/internal/knowledge"
 	"concierge/internal/mail"
 	"concierge/internal/operator"
 	"concierge/internal/payment"
 	"concierge/internal/ratelimit"
+	"concierge/internal/retrieval"
+	"concierge/internal/safehttp"
 	"concierge/internal/secret"
 	"concierge/internal/store"
 	"concierge/internal/subscription"
@@ -43,7 +46,11 @@ var Version = "dev"
 type Options struct {
 	Clock clock.Clock
 	// Payments replaces the configured payment provider (tests).
-	Payments    payment.Provider
+	Payments  payment.Provider
+	Knowledge knowledge.Options
+	// Outbound adjusts the guarded client for customer URLs (tests inject
+	// a resolver and a recording dialer); Allow still comes from config.
+	Outbound    safehttp.Options
 	Mailer      mail.Mailer
 	HashParams  *account.HashParams
 	Accounts    account.Options
@@ -67,6 +74,8 @@ type App struct {
 	Impersonation *impersonation.Service
 	Subscriptions *subscription.Service
 	Payments      payment.Provider
+	Retrieval     *retrieval.Service
+	Knowledge     *knowledge.Service
 	Mailer        mail.Mailer
 	Limiter       ratelimit.Limiter
 	HTTP          *httpapi.Server
@@ -137,6 +146,9 @@ func New(ctx context.Context, cfg config.Config, opts Options) (_ *App, err erro
 	if jobOpts.Workers == 0 {
 		jobOpts.Workers = cfg.Workers
 	}
+	if jobOpts.Lease == 0 {
+		jobOpts.Lease = cfg.JobLease
+	}
 	jobOpts.Clock, jobOpts.Logger, jobOpts.Registerer = a.Clock, a.Log, a.Registry
 	a.Pool = jobs.NewPool(a.Queue, jobOpts)
 
@@ -187,6 +199,19 @@ func New(ctx context.Context, cfg config.Config, opts Options) (_ *App, err erro
 		Bots: a.Bots, PlanIDs: ids, Clock: a.Clock, Logger: a.Log})
 	a.Bots.SetSubscriptionCanceller(a.Subscriptions)
 
+	allow, err := cfg.OutboundAllowPrefixes()
+	if err != nil {
+		return nil, err
+	}
+	outOpts := opts.Outbound
+	outOpts.Allow = allow
+	outbound := safehttp.New(outOpts)
+	a.Retrieval = retrieval.New(a.DB, retrieval.Options{})
+	a.Knowledge = knowledge.NewService(knowledge.Deps{DB: a.DB, Billing: a.Billing, Queue: a.Queue, Retrieval: a.Retrieval,
+		Client: outbound.HTTP(), ReadBody: safehttp.ReadBody, Allow: allow, Clock: a.Clock, Logger: a.Log}, opts.Knowledge)
+	a.Knowledge.RegisterJobs(a.Pool)
+	a.Billing.SetDocumentCounter(a.Knowledge)
+
 	trusted, err := cfg.TrustedProxyPrefixes()
 	if err != nil {
 		return nil, err
@@ -198,6 +223,7 @@ func New(ctx context.Context, cfg config.Config, opts Options) (_ *App, err erro
 		Operators:        a.Operators,
 		Impersonation:    a.Impersonation,
 		Subscriptions:    a.Subscriptions,
+		Knowledge:        a.Knowledge,
 		Ready:            a.DB.Ping,
 		Limiter:          a.Limiter,
 		Limits:           limits,
@@ -261,6 +287,9 @@ func (a *App) Serve(ctx context.Context, ln net.Listener) error {
 	// job's unique key keeps replicas from stacking copies.
 	if err := a.Billing.EnsureScheduled(ctx); err != nil {
 		return fmt.Errorf("app: schedule monthly credit grants: %w", err)
+	}
+	if err := a.Knowledge.EnsureScheduled(ctx); err != nil {
+		return fmt.Errorf("app: schedule auto-recrawl: %w", err)
 	}
 	a.Pool.Start()
 	errc := make(chan error, 1)

@@ -55,6 +55,9 @@ type Config struct {
 	Limits     LimitsEnv `envPrefix:"CONCIERGE_RATE_LIMIT_"`
 	// TrustedProxies are CIDRs whose X-Forwarded-For is believed.
 	TrustedProxies []string `env:"CONCIERGE_TRUSTED_PROXIES" envSeparator:","`
+	// OutboundAllow lists CIDRs the guarded outbound client may reach on any
+	// port despite the SSRF rules (tests and private deployments only).
+	OutboundAllow []string `env:"CONCIERGE_OUTBOUND_ALLOW" envSeparator:","`
 	// TrustEdgeHeaders lets /auth/detect-country read CDN country headers.
 	TrustEdgeHeaders bool `env:"CONCIERGE_TRUST_EDGE_HEADERS"`
 
@@ -72,7 +75,10 @@ type Config struct {
 	SMTPURL  Secret `env:"CONCIERGE_SMTP_URL"`
 	MailFrom string `env:"CONCIERGE_MAIL_FROM"`
 
-	Workers         int           `env:"CONCIERGE_WORKERS" envDefault:"4"`
+	Workers int `env:"CONCIERGE_WORKERS" envDefault:"4"`
+	// JobLease is how long a job stays claimed without a heartbeat: how
+	// soon another worker takes over the jobs of a crashed process.
+	JobLease        time.Duration `env:"CONCIERGE_JOB_LEASE" envDefault:"30s"`
 	ShutdownTimeout time.Duration `env:"CONCIERGE_SHUTDOWN_TIMEOUT" envDefault:"20s"`
 	// MetricsToken, when set, is required as a bearer token on /metrics.
 	MetricsToken Secret `env:"CONCIERGE_METRICS_TOKEN"`
@@ -145,6 +151,9 @@ func (c Config) Validate() error {
 	if _, err := c.Limits.Parse(); err != nil {
 		errs = append(errs, err)
 	}
+	if _, err := parsePrefixes("CONCIERGE_OUTBOUND_ALLOW", c.OutboundAllow); err != nil {
+		errs = append(errs, err)
+	}
 	if _, err := c.TrustedProxyPrefixes(); err != nil {
 		errs = append(errs, err)
 	}
@@ -193,8 +202,17 @@ func (l LimitsEnv) Parse() (Limits, error) {
 
 // TrustedProxyPrefixes parses TrustedProxies; a bare address is a /32 or /128.
 func (c Config) TrustedProxyPrefixes() ([]netip.Prefix, error) {
+	return parsePrefixes("CONCIERGE_TRUSTED_PROXIES", c.TrustedProxies)
+}
+
+// OutboundAllowPrefixes parses OutboundAllow.
+func (c Config) OutboundAllowPrefixes() ([]netip.Prefix, error) {
+	return parsePrefixes("CONCIERGE_OUTBOUND_ALLOW", c.OutboundAllow)
+}
+
+func parsePrefixes(name string, list []string) ([]netip.Prefix, error) {
 	var out []netip.Prefix
-	for _, s := range c.TrustedProxies {
+	for _, s := range list {
 		s = strings.TrimSpace(s)
 		if s == "" {
 			continue
@@ -205,7 +223,7 @@ func (c Config) TrustedProxyPrefixes() ([]netip.Prefix, error) {
 		}
 		a, err := netip.ParseAddr(s)
 		if err != nil {
-			return nil, fmt.Errorf("CONCIERGE_TRUSTED_PROXIES: %q is not an address or CIDR", s)
+			return nil, fmt.Errorf("%s: %q is not an address or CIDR", name, s)
 		}
 		out = append(out, netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
 	}

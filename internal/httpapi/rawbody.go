@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"net/http"
 
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/danielgtaylor/huma/v2/adapters/humachi"
@@ -41,4 +42,20 @@ func (s *Server) keepRawBody(ctx huma.Context, next func(huma.Context)) {
 	}
 	r.Body = io.NopCloser(bytes.NewReader(raw))
 	next(huma.WithValue(ctx, rawBodyKey{}, raw))
+}
+
+// limitBody bounds every request body by its route's limit before anything
+// reads it: huma bounds JSON bodies itself, but multipart forms are parsed
+// by net/http, which would otherwise read (and spill to disk) any size.
+func (s *Server) limitBody(ctx huma.Context, next func(huma.Context)) {
+	limit := ctx.Operation().MaxBodyBytes
+	r, w := humachi.Unwrap(ctx)
+	if limit > 0 {
+		if r.ContentLength > limit {
+			s.writeErr(ctx, apperr.New(apperr.KindTooLarge, "request body is too large"))
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, limit)
+	}
+	next(ctx)
 }

@@ -22,6 +22,7 @@ import (
 	"concierge/internal/billing"
 	"concierge/internal/bot"
 	"concierge/internal/impersonation"
+	"concierge/internal/knowledge"
 	"concierge/internal/operator"
 	"concierge/internal/ratelimit"
 	"concierge/internal/subscription"
@@ -46,6 +47,7 @@ type Deps struct {
 	Operators     *operator.Service
 	Impersonation *impersonation.Service
 	Subscriptions *subscription.Service
+	Knowledge     *knowledge.Service
 	// Ready reports whether the process can serve (database reachable).
 	Ready   func(ctx context.Context) error
 	Limiter ratelimit.Limiter
@@ -71,6 +73,7 @@ type Server struct {
 	operators     *operator.Service
 	impersonation *impersonation.Service
 	subscriptions *subscription.Service
+	knowledge     *knowledge.Service
 	ready         func(ctx context.Context) error
 	limiter       ratelimit.Limiter
 	limits        map[string]ratelimit.Limit
@@ -101,6 +104,7 @@ func New(d Deps) *Server {
 		operators:     d.Operators,
 		impersonation: d.Impersonation,
 		subscriptions: d.Subscriptions,
+		knowledge:     d.Knowledge,
 		ready:         d.Ready,
 		limiter:       d.Limiter,
 		limits:        d.Limits,
@@ -134,7 +138,7 @@ func New(d Deps) *Server {
 
 	s.router = r
 	s.api = humachi.New(r, apiConfig())
-	s.api.UseMiddleware(s.authenticate, s.rateLimit, s.keepRawBody)
+	s.api.UseMiddleware(s.authenticate, s.rateLimit, s.limitBody, s.keepRawBody)
 	s.routes()
 	return s
 }
@@ -256,6 +260,7 @@ func (s *Server) routes() {
 	s.botRoutes()
 	s.operatorRoutes()
 	s.subscriptionRoutes()
+	s.knowledgeRoutes()
 }
 
 func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
