@@ -141,11 +141,14 @@ func runLatency(ctx context.Context, db *store.DB, engine string, c latencyCorpu
 	r.qps = float64(runtime.GOMAXPROCS(0)*len(queries)) / time.Since(start).Seconds()
 
 	// A small ingest into the large bot, then a delete: the next search
-	// pays for the incremental update.
+	// pays for the incremental update. Invalidate is what the writer in the
+	// same process calls after its commit (another replica would notice
+	// within retrieval.DefaultVersionCheck).
 	if _, err := insertDocs(ctx, db, ws, bot, []seedDoc{c.extra}); err != nil {
 		return r, err
 	}
 	r.addedPass = len(c.extra.passages)
+	svc.Invalidate(bot)
 	start = time.Now()
 	if _, err := svc.Search(ctx, ws, bot, queries[1], 10); err != nil {
 		return r, err
@@ -155,6 +158,7 @@ func runLatency(ctx context.Context, db *store.DB, engine string, c latencyCorpu
 		return r, err
 	}
 	r.deletedPas = len(c.docs[0].passages)
+	svc.Invalidate(bot)
 	start = time.Now()
 	if _, err := svc.Search(ctx, ws, bot, queries[2], 10); err != nil {
 		return r, err

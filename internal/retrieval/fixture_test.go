@@ -122,6 +122,11 @@ func (f *fixture) service(opts retrieval.Options) *retrieval.Service {
 	if opts.Logger == nil {
 		opts.Logger = testkit.TLogger(f.t)
 	}
+	if opts.VersionCheck == 0 {
+		// The tests change the database behind the Service's back and
+		// look at once; TestVersionCheckInterval covers the default.
+		opts.VersionCheck = retrieval.EveryVersionCheck
+	}
 	return retrieval.New(f.db, opts)
 }
 

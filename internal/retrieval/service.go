@@ -55,9 +55,25 @@ type Options struct {
 	// Logger receives warnings (embedder failures) and index updates at
 	// debug level (default slog.Default()).
 	Logger *slog.Logger
-	// Clock times index updates for the log (default time.Now).
+	// Clock times index updates for the log and ages the version check
+	// (default time.Now).
 	Clock func() time.Time
+	// VersionCheck is how long a search may trust the last reading of its
+	// bot's knowledge_version instead of reading it again (default
+	// DefaultVersionCheck; EveryVersionCheck reads it on every search).
+	// Commits made through this Service's Invalidate show at once; a commit
+	// by another replica shows within this interval plus one index update.
+	VersionCheck time.Duration
 }
+
+// DefaultVersionCheck keeps a warm search free of database round trips
+// but one (reading the hits' texts) while other replicas' commits still
+// show well within the second the knowledge base promises.
+const DefaultVersionCheck = 250 * time.Millisecond
+
+// EveryVersionCheck is the VersionCheck value that reads knowledge_version
+// on every search.
+const EveryVersionCheck = -1
 
 // NoBoost is the value of TitleBoost or HeadingBoost that weights a field
 // zero (a zero value means "default").
@@ -98,6 +114,9 @@ type botIndex struct {
 	key   botKey
 	snap  atomic.Pointer[snapshot]
 	stale atomic.Bool // Invalidate was called: reconcile even if the version did not move
+	// checked is when (Clock, Unix nanoseconds) a version read last found
+	// snap current; a search within VersionCheck of it skips the read.
+	checked atomic.Int64
 
 	mu     sync.Mutex
 	flight *flight // the update in progress, if any
@@ -138,6 +157,12 @@ func New(db *store.DB, opts Options) *Service {
 	if opts.Clock == nil {
 		opts.Clock = time.Now
 	}
+	switch {
+	case opts.VersionCheck == 0:
+		opts.VersionCheck = DefaultVersionCheck
+	case opts.VersionCheck < 0:
+		opts.VersionCheck = 0
+	}
 	return &Service{
 		db:     db,
 		params: params{k1: opts.K1, b: opts.B, titleBoost: opts.TitleBoost, headingBoost: opts.HeadingBoost},
@@ -159,16 +184,8 @@ func (s *Service) Search(ctx context.Context, workspaceID, botID int64, query st
 	}
 	k = min(k, maxK)
 	key := botKey{workspace: workspaceID, bot: botID}
-	version, ok, err := s.version(ctx, key)
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
-		s.drop(key)
-		return nil, nil
-	}
-	snap, err := s.current(ctx, s.entry(key), version)
-	if err != nil {
+	snap, err := s.snapshotFor(ctx, key)
+	if err != nil || snap == nil {
 		return nil, err
 	}
 	terms := snap.queryTerms(query)
@@ -182,6 +199,34 @@ func (s *Service) Search(ctx context.Context, workspaceID, botID int64, query st
 		cands = snap.bm25(terms, k)
 	}
 	return s.hydrate(ctx, key, cands)
+}
+
+// snapshotFor returns the bot's index, current as of the last version
+// check; nil when the bot does not exist in the workspace. The cache entry
+// exists only for a (workspace, bot) pair a version read has confirmed, so
+// skipping the read never lets a bot id of another workspace through.
+func (s *Service) snapshotFor(ctx context.Context, key botKey) (*snapshot, error) {
+	bi := s.entry(key)
+	now := s.opts.Clock().UnixNano()
+	if sn := bi.snap.Load(); sn != nil && !bi.stale.Load() && now-bi.checked.Load() < int64(s.opts.VersionCheck) {
+		return sn, nil
+	}
+	version, ok, err := s.version(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		s.drop(key)
+		return nil, nil
+	}
+	snap, err := s.current(ctx, bi, version)
+	if err != nil {
+		return nil, err
+	}
+	if snap.version >= version {
+		bi.checked.Store(now)
+	}
+	return snap, nil
 }
 
 // hybrid fuses the keyword and the dense ranking; when the query cannot be

@@ -3,6 +3,7 @@ package retrieval_test
 import (
 	"slices"
 	"testing"
+	"time"
 
 	"concierge/internal/retrieval"
 	"concierge/internal/testkit"
@@ -73,6 +74,52 @@ func TestVisibility(t *testing.T) {
 		a.Invalidate(bot)
 		if got := docs(a, "parking weekends"); !slices.Equal(got, []int64{late}) {
 			t.Fatalf("after Invalidate: %v, want %d", got, late)
+		}
+	})
+}
+
+// TestVersionCheckInterval: with the default interval a replica reuses
+// its reading of knowledge_version for up to DefaultVersionCheck, so
+// another replica's commit shows within that bound, and this replica's own
+// commits (Invalidate) at once.
+func TestVersionCheckInterval(t *testing.T) {
+	testkit.ForEachEngine(t, func(t *testing.T, e testkit.Engine) {
+		f := newFixture(t, e)
+		ws := f.workspace()
+		bot := f.bot(ws)
+		f.document(ws, bot, "base", "ready", passage{Text: "Opening hours are nine to five."})
+		clock := time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)
+		s := f.service(retrieval.Options{
+			VersionCheck: retrieval.DefaultVersionCheck,
+			Clock:        func() time.Time { return clock },
+		})
+		count := func(q string) int { t.Helper(); return len(search(t, s, ws, bot, q, 10)) }
+		if count("opening hours") != 1 {
+			t.Fatal("ready document not found")
+		}
+		added, _ := f.document(ws, bot, "new", "indexing", passage{Text: "The marmalade recipe uses bitter oranges."})
+		f.setStatus(bot, added, "ready") // another replica's commit
+		if count("marmalade") != 0 {
+			t.Fatal("the version was read again inside the interval")
+		}
+		clock = clock.Add(retrieval.DefaultVersionCheck)
+		if count("marmalade") != 1 {
+			t.Fatal("another replica's commit not visible after the interval")
+		}
+
+		// A commit of this replica shows at once.
+		late, _ := f.document(ws, bot, "late", "indexing", passage{Text: "Parking is free on weekends."})
+		f.setStatus(bot, late, "ready")
+		s.Invalidate(bot)
+		if count("parking weekends") != 1 {
+			t.Fatal("own commit not visible at once")
+		}
+
+		// A bot id presented with another workspace never rides on the
+		// cached reading of this one.
+		other := f.workspace()
+		if n := len(search(t, s, other, bot, "opening hours", 10)); n != 0 {
+			t.Fatalf("another workspace sees %d passages", n)
 		}
 	})
 }
