@@ -20,6 +20,7 @@ import (
 	"net/http"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"strings"
 	"time"
 
@@ -128,7 +129,19 @@ func ingest(args []string) error {
 	mb := fs.Int("mb", 50, "megabytes of text to ingest")
 	fileKB := fs.Int("file-kb", 500, "size of one file in KiB")
 	dbURL := fs.String("database-url", "", "PostgreSQL server to use instead of a throwaway cluster")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the measured part to this file")
 	_ = fs.Parse(args)
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
 	fmt.Println("| engine | files | MB | seconds | MB/s | passages |")
 	fmt.Println("|---|---:|---:|---:|---:|---:|")
 	for _, engine := range strings.Split(*engines, ",") {

@@ -321,10 +321,10 @@ func (h *crawlHandler) Page(ctx context.Context, p *crawl.Page) error {
 	if link == "" {
 		link = p.URL
 	}
-	res, err := h.s.indexSafely(ctx, source{WorkspaceID: h.c.WorkspaceID, BotID: h.c.BotID, Name: p.URL, Kind: "crawl",
+	res, err := h.s.index(ctx, source{WorkspaceID: h.c.WorkspaceID, BotID: h.c.BotID, Name: p.URL, Kind: "crawl",
 		URL: link, Data: p.Body, FileName: fileNameFor(p), ETag: p.ETag, LastModified: p.LastModified, CostPerPage: h.perPage,
 		PerDocument: true,
-		CreditKey:   fmt.Sprintf("crawl:%d:%s", h.c.ID, hex.EncodeToString(sum[:12]))})
+		CreditKey:   fmt.Sprintf("crawl:%d:%s", h.c.ID, hex.EncodeToString(sum[:12]))}, nil)
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if err != nil {

@@ -6,7 +6,10 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"runtime"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -43,6 +46,10 @@ type source struct {
 	// Started receives the new document's id as soon as it exists, so a
 	// retry after a crash can remove what the crash left.
 	Started func(documentID int64) error
+	// Published, when set, runs inside the transaction that makes the
+	// document ready and charges it, so whatever it records (an upload's
+	// progress row) can never disagree with the ledger, crash or not.
+	Published func(ctx context.Context, tx *sqlx.Tx, res *indexed) error
 }
 
 // indexed is what indexing produced.
@@ -54,11 +61,47 @@ type indexed struct {
 	Unchanged  bool // same content as the ready document of that name: nothing done, nothing charged
 }
 
+// parsed is the half of indexing that needs no database: the text, the
+// passages and their index terms. It can run ahead of the writes of the
+// previous file.
+type parsed struct {
+	doc      *extract.Document
+	passages []chunk.Passage
+	terms    []string
+	err      error
+}
+
+// parse extracts, chunks and analyses src. A panic anywhere in it (a
+// parser on hostile input) is a failed file, never a crashed worker.
+func (s *Service) parse(ctx context.Context, src source) (p *parsed) {
+	defer func() {
+		if r := recover(); r != nil {
+			s.log.ErrorContext(ctx, "indexing panicked", "document", src.Name, "panic", r)
+			p = &parsed{err: apperr.Invalid("files", src.Name+": the file could not be read", "value_error")}
+		}
+	}()
+	fileName := src.FileName
+	if fileName == "" {
+		fileName = src.Name
+	}
+	doc, err := extract.Extract(ctx, fileName, src.Data, s.opts.Extract)
+	if err != nil {
+		return &parsed{err: extractError(err)}
+	}
+	passages := chunk.Split(doc, s.opts.Chunk)
+	if len(passages) == 0 {
+		return &parsed{err: apperr.Invalid("files", src.Name+": no text could be extracted", "value_error")}
+	}
+	return &parsed{doc: doc, passages: passages, terms: analyzePassages(passages, doc.Title)}
+}
+
 // index extracts, chunks and writes src as a document, then in one short
 // transaction charges its credits, retires the ready document of the same
 // name, makes the new one ready and bumps the bot's knowledge version. Any
 // failure before that leaves nothing retrievable and charges nothing.
-func (s *Service) index(ctx context.Context, src source) (*indexed, error) {
+// ahead, when not nil, delivers parse(src) computed in advance; it is
+// not waited for when the content is unchanged.
+func (s *Service) index(ctx context.Context, src source, ahead <-chan *parsed) (*indexed, error) {
 	sum := sha256.Sum256(src.Data)
 	hash := hex.EncodeToString(sum[:])
 	var prior struct {
@@ -74,18 +117,20 @@ func (s *Service) index(ctx context.Context, src source) (*indexed, error) {
 		return nil, fmt.Errorf("knowledge: prior document: %w", err)
 	}
 
-	fileName := src.FileName
-	if fileName == "" {
-		fileName = src.Name
+	var p *parsed
+	if ahead != nil {
+		select {
+		case p = <-ahead:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	} else {
+		p = s.parse(ctx, src)
 	}
-	doc, err := extract.Extract(ctx, fileName, src.Data, s.opts.Extract)
-	if err != nil {
-		return nil, extractError(err)
+	if p.err != nil {
+		return nil, p.err
 	}
-	passages := chunk.Split(doc, s.opts.Chunk)
-	if len(passages) == 0 {
-		return nil, apperr.Invalid("files", src.Name+": no text could be extracted", "value_error")
-	}
+	doc, passages := p.doc, p.passages
 	cost := int64(doc.Pages) * src.CostPerPage
 	if src.PerDocument {
 		cost = src.CostPerPage
@@ -124,7 +169,7 @@ func (s *Service) index(ctx context.Context, src source) (*indexed, error) {
 			return nil, err
 		}
 	}
-	res, err := s.fill(ctx, src, docID, doc, passages, cost)
+	res, err := s.fill(ctx, src, docID, doc, passages, p.terms, cost)
 	if err != nil {
 		s.discard(docID)
 		return nil, err
@@ -134,7 +179,7 @@ func (s *Service) index(ctx context.Context, src source) (*indexed, error) {
 
 // fill writes the passages in short transactions (SQLite has one writer;
 // a long transaction would stall every other write), then publishes.
-func (s *Service) fill(ctx context.Context, src source, docID int64, doc *extract.Document, passages []chunk.Passage, cost int64) (*indexed, error) {
+func (s *Service) fill(ctx context.Context, src source, docID int64, doc *extract.Document, passages []chunk.Passage, terms []string, cost int64) (*indexed, error) {
 	tokens := 0
 	for start := 0; start < len(passages); start += s.opts.BatchSize {
 		if err := ctx.Err(); err != nil {
@@ -142,24 +187,7 @@ func (s *Service) fill(ctx context.Context, src source, docID int64, doc *extrac
 		}
 		end := min(start+s.opts.BatchSize, len(passages))
 		err := s.db.Tx(ctx, func(tx *sqlx.Tx) error {
-			for _, p := range passages[start:end] {
-				heading := strings.Join(p.HeadingPath, " › ")
-				title := p.Title
-				if title == "" {
-					title = doc.Title
-				}
-				var url any
-				if src.URL != "" {
-					url = src.URL
-				}
-				if _, err := store.Exec(ctx, tx, `INSERT INTO passages (workspace_id, bot_id, document_id, ordinal, title,
-					url, heading_path, text, tokens, terms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-					src.WorkspaceID, src.BotID, docID, p.Ordinal, title, url, heading, p.Text, p.Tokens,
-					retrieval.Analyze(title, p.HeadingPath, p.Text)); err != nil {
-					return err
-				}
-			}
-			return nil
+			return insertPassages(ctx, tx, src, docID, doc.Title, passages[start:end], terms[start:end])
 		})
 		if err != nil {
 			return nil, fmt.Errorf("knowledge: write passages: %w", err)
@@ -169,6 +197,7 @@ func (s *Service) fill(ctx context.Context, src source, docID int64, doc *extrac
 		}
 	}
 	now := s.clock.Now()
+	res := &indexed{DocumentID: docID, Passages: len(passages), Pages: doc.Pages, Credits: cost}
 	err := s.db.Tx(ctx, func(tx *sqlx.Tx) error {
 		if cost > 0 {
 			if _, err := s.billing.DebitTx(ctx, tx, src.WorkspaceID, cost, src.CreditKey,
@@ -191,6 +220,11 @@ func (s *Service) fill(ctx context.Context, src source, docID int64, doc *extrac
 		if err := bumpKnowledge(ctx, tx, src.BotID); err != nil {
 			return err
 		}
+		if src.Published != nil {
+			if err := src.Published(ctx, tx, res); err != nil {
+				return err
+			}
+		}
 		_, err = outbox.Add(ctx, tx, now, outbox.Event{WorkspaceID: src.WorkspaceID, BotID: src.BotID, Type: "document.ingested",
 			Data: map[string]any{"bot_id": src.BotID, "document_name": src.Name, "passages": len(passages), "credits": cost}})
 		return err
@@ -199,7 +233,68 @@ func (s *Service) fill(ctx context.Context, src source, docID int64, doc *extrac
 		return nil, err
 	}
 	s.retrieval.Invalidate(src.BotID)
-	return &indexed{DocumentID: docID, Passages: len(passages), Pages: doc.Pages, Credits: cost}, nil
+	return res, nil
+}
+
+// passageColumns are written per passage; rowsPerInsert rows go in one
+// multi-row INSERT (one statement to parse and, on PostgreSQL, one round
+// trip instead of one per passage), well under both engines' limits on
+// host parameters.
+const (
+	passageColumns = 10
+	rowsPerInsert  = 100
+)
+
+// analyzePassages computes the index terms of every passage (the most
+// expensive step of indexing after extraction) on all cores.
+func analyzePassages(passages []chunk.Passage, docTitle string) []string {
+	terms := make([]string, len(passages))
+	workers := min(runtime.GOMAXPROCS(0), max(len(passages)/16, 1))
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := w; i < len(passages); i += workers {
+				p := passages[i]
+				terms[i] = retrieval.Analyze(passageTitle(p, docTitle), p.HeadingPath, p.Text)
+			}
+		})
+	}
+	wg.Wait()
+	return terms
+}
+
+func passageTitle(p chunk.Passage, docTitle string) string {
+	if p.Title != "" {
+		return p.Title
+	}
+	return docTitle
+}
+
+func insertPassages(ctx context.Context, tx *sqlx.Tx, src source, docID int64, docTitle string, passages []chunk.Passage, terms []string) error {
+	var url any
+	if src.URL != "" {
+		url = src.URL
+	}
+	row := "(" + store.Placeholders(passageColumns) + ")"
+	for batch := range slices.Chunk(passages, rowsPerInsert) {
+		var q strings.Builder
+		q.WriteString(`INSERT INTO passages (workspace_id, bot_id, document_id, ordinal, title, url, heading_path, text,
+			tokens, terms) VALUES `)
+		args := make([]any, 0, len(batch)*passageColumns)
+		for i, p := range batch {
+			if i > 0 {
+				q.WriteByte(',')
+			}
+			q.WriteString(row)
+			args = append(args, src.WorkspaceID, src.BotID, docID, p.Ordinal, passageTitle(p, docTitle), url,
+				strings.Join(p.HeadingPath, " › "), p.Text, p.Tokens, terms[0])
+			terms = terms[1:]
+		}
+		if _, err := store.Exec(ctx, tx, q.String(), args...); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (s *Service) checkDocumentLimit(ctx context.Context, src source, max int64, replaces bool) error {

@@ -171,8 +171,12 @@ func (s *Service) Ingest(ctx context.Context, workspaceID, botID int64, files []
 			name := cleanName(f.Name)
 			fi := IngestionFile{Ordinal: i, Name: name, Bytes: int64(len(f.Data)), Status: StatusQueued}
 			if err := store.Get(ctx, tx, &fi.ID, `INSERT INTO ingestion_files (ingestion_id, workspace_id, bot_id, ordinal,
-				name, bytes, content, status, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, 'queued', ?) RETURNING id`,
-				ing.ID, workspaceID, botID, i, name, len(f.Data), f.Data, now); err != nil {
+				name, bytes, status, updated_at) VALUES (?, ?, ?, ?, ?, ?, 'queued', ?) RETURNING id`,
+				ing.ID, workspaceID, botID, i, name, len(f.Data), now); err != nil {
+				return err
+			}
+			if _, err := store.Exec(ctx, tx, `INSERT INTO ingestion_file_contents (file_id, content) VALUES (?, ?)`,
+				fi.ID, f.Data); err != nil {
 				return err
 			}
 			ing.Files = append(ing.Files, fi)
@@ -248,12 +252,36 @@ func (s *Service) ingestJob(ctx context.Context, j *jobs.Job) error {
 	}
 	costs := s.billing.Costs()
 	attemptStart := s.clock.Now()
+	var todo []IngestionFile
 	for _, f := range ing.Files {
-		if f.Status == StatusCompleted || f.Status == StatusFailed {
-			continue
+		if f.Status != StatusCompleted && f.Status != StatusFailed {
+			todo = append(todo, f)
+		}
+	}
+	srcOf := func(f IngestionFile, content []byte) source {
+		return source{WorkspaceID: ing.WorkspaceID, BotID: ing.BotID, Name: f.Name, Kind: "upload",
+			Data: content, CostPerPage: costs.IngestPerPage, CreditKey: fmt.Sprintf("ingest-file:%d", f.ID),
+			Started: func(docID int64) error {
+				_, err := store.Exec(ctx, s.db.Writer(), `UPDATE ingestion_files SET document_id = ? WHERE id = ?`, docID, f.ID)
+				return err
+			},
+			Published: func(ctx context.Context, tx *sqlx.Tx, res *indexed) error {
+				return completeFile(ctx, tx, f.ID, res, s.clock.Now())
+			}}
+	}
+	// While one file is written, the next is read and parsed on the other
+	// cores: parsing touches no database, so it is safe ahead of time.
+	next := s.prefetch(ctx, ing.WorkspaceID, todo, srcOf)
+	for i, f := range todo {
+		pre := <-next
+		if i+1 < len(todo) {
+			next = s.prefetch(ctx, ing.WorkspaceID, todo[i+1:], srcOf)
 		}
 		if err := ctx.Err(); err != nil {
 			return err
+		}
+		if pre.err != nil {
+			return pre.err
 		}
 		// An attempt that crashed mid-file left a document in 'indexing'
 		// (never retrievable): remove it before starting over. The
@@ -265,17 +293,8 @@ func (s *Service) ingestJob(ctx context.Context, j *jobs.Job) error {
 			AND status = 'indexing' AND created_at < ?`, ing.BotID, f.Name, attemptStart); err != nil {
 			return err
 		}
-		var content []byte
-		if err := store.Get(ctx, s.db.Reader(), &content, `SELECT content FROM ingestion_files WHERE id = ?`, f.ID); err != nil {
-			return err
-		}
 		s.setFile(ctx, f.ID, StatusRunning, nil, nil)
-		res, err := s.indexSafely(ctx, source{WorkspaceID: ing.WorkspaceID, BotID: ing.BotID, Name: f.Name, Kind: "upload",
-			Data: content, CostPerPage: costs.IngestPerPage, CreditKey: fmt.Sprintf("ingest-file:%d", f.ID),
-			Started: func(docID int64) error {
-				_, err := store.Exec(ctx, s.db.Writer(), `UPDATE ingestion_files SET document_id = ? WHERE id = ?`, docID, f.ID)
-				return err
-			}})
+		res, err := s.index(ctx, pre.src, pre.parsed)
 		if err != nil {
 			// A transient failure retries the job (the file starts over),
 			// except on the last attempt: then the file fails, so the
@@ -287,21 +306,51 @@ func (s *Service) ingestJob(ctx context.Context, j *jobs.Job) error {
 			s.setFile(ctx, f.ID, StatusFailed, &msg, nil)
 			continue
 		}
-		s.setFile(ctx, f.ID, StatusCompleted, nil, res)
+		if res.Unchanged { // nothing was published: record it here
+			s.setFile(ctx, f.ID, StatusCompleted, nil, res)
+		}
 	}
 	return s.finishIngestion(ctx, ing.ID)
 }
 
-// indexSafely is index with a last line of defence: a panic in a parser is
-// a failed file, never a crashed worker.
-func (s *Service) indexSafely(ctx context.Context, src source) (res *indexed, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			s.log.ErrorContext(ctx, "indexing panicked", "document", src.Name, "panic", p)
-			res, err = nil, apperr.Invalid("files", src.Name+": the file could not be read", "value_error")
+// prefetched is an upload's source with its parse under way.
+type prefetched struct {
+	src    source
+	parsed <-chan *parsed
+	err    error // reading the content failed
+}
+
+// prefetch reads the first file's content and starts parsing it in the
+// background. The parse's result is buffered, so an abandoned prefetch
+// (the job stopped) leaves no goroutine behind once parsing ends, which
+// ctx bounds.
+func (s *Service) prefetch(ctx context.Context, workspaceID int64, files []IngestionFile,
+	srcOf func(IngestionFile, []byte) source) <-chan prefetched {
+	out := make(chan prefetched, 1)
+	go func() {
+		f := files[0]
+		var content []byte
+		if err := store.Get(ctx, s.db.Reader(), &content, `SELECT c.content FROM ingestion_file_contents c
+			JOIN ingestion_files f ON f.id = c.file_id WHERE c.file_id = ? AND f.workspace_id = ?`, f.ID, workspaceID); err != nil {
+			out <- prefetched{err: err}
+			return
 		}
+		src := srcOf(f, content)
+		ch := make(chan *parsed, 1)
+		out <- prefetched{src: src, parsed: ch}
+		ch <- s.parse(ctx, src)
 	}()
-	return s.index(ctx, src)
+	return out
+}
+
+// completeFile records a file as indexed and drops its uploaded bytes.
+func completeFile(ctx context.Context, tx store.Q, fileID int64, res *indexed, now time.Time) error {
+	if _, err := store.Exec(ctx, tx, `UPDATE ingestion_files SET status = 'completed', document_id = ?, passages = ?,
+		credits = ?, error = NULL, updated_at = ? WHERE id = ?`, res.DocumentID, res.Passages, res.Credits, now, fileID); err != nil {
+		return err
+	}
+	_, err := store.Exec(ctx, tx, `DELETE FROM ingestion_file_contents WHERE file_id = ?`, fileID)
+	return err
 }
 
 func (s *Service) setFile(ctx context.Context, fileID int64, status string, errMsg *string, res *indexed) {
@@ -309,11 +358,16 @@ func (s *Service) setFile(ctx context.Context, fileID int64, status string, errM
 	var err error
 	switch {
 	case res != nil:
-		_, err = store.Exec(ctx, s.db.Writer(), `UPDATE ingestion_files SET status = ?, document_id = ?, passages = ?, credits = ?,
-			error = NULL, content = NULL, updated_at = ? WHERE id = ?`, status, res.DocumentID, res.Passages, res.Credits, now, fileID)
+		err = s.db.Tx(ctx, func(tx *sqlx.Tx) error { return completeFile(ctx, tx, fileID, res, now) })
 	case status == StatusFailed:
-		_, err = store.Exec(ctx, s.db.Writer(), `UPDATE ingestion_files SET status = ?, error = ?, content = NULL, updated_at = ?
-			WHERE id = ?`, status, errMsg, now, fileID)
+		err = s.db.Tx(ctx, func(tx *sqlx.Tx) error {
+			if _, err := store.Exec(ctx, tx, `UPDATE ingestion_files SET status = ?, error = ?, updated_at = ?
+				WHERE id = ?`, status, errMsg, now, fileID); err != nil {
+				return err
+			}
+			_, err := store.Exec(ctx, tx, `DELETE FROM ingestion_file_contents WHERE file_id = ?`, fileID)
+			return err
+		})
 	default:
 		_, err = store.Exec(ctx, s.db.Writer(), `UPDATE ingestion_files SET status = ?, updated_at = ? WHERE id = ?`, status, now, fileID)
 	}

@@ -116,69 +116,93 @@ func classify(r rune) class {
 	return clsSep
 }
 
-// segment splits normalised, lower-cased text into tokens.
+// segment splits normalised, lower-cased text into tokens. A token is a
+// slice of the text unless a dropped rune (a joiner, a stray mark) falls
+// inside it; then it is copied.
 func segment(text string) []token {
 	text = strings.ToLower(norm.NFKC.String(text))
 	var (
-		toks []token
-		cur  strings.Builder
-		kind tokenKind
-		open bool // cur holds a token in progress
-		dot  bool // a '.' is pending after a word character
+		toks       []token
+		start, end int    // the token is text[start:end] while !copied
+		buf        []byte // the token once copied
+		copied     bool
+		kind       tokenKind
+		open       bool // a token is in progress
+		dot        bool // a '.' is pending after a word character
+		dotAt      int  // where that '.' is
 	)
 	flush := func() {
-		if open && cur.Len() > 0 {
-			toks = append(toks, token{text: cur.String(), kind: kind})
+		if open {
+			switch {
+			case copied && len(buf) > 0:
+				toks = append(toks, token{text: string(buf), kind: kind})
+			case !copied && end > start:
+				toks = append(toks, token{text: text[start:end], kind: kind})
+			}
 		}
-		cur.Reset()
+		buf, copied = buf[:0], false
 		open, dot = false, false
 	}
-	start := func(k tokenKind) {
+	begin := func(k tokenKind, i int) {
 		flush()
 		kind, open = k, true
+		start, end = i, i
 	}
-	for _, r := range text {
+	add := func(i, w int) {
+		if !copied {
+			if i == end {
+				end = i + w
+				return
+			}
+			buf = append(buf[:0], text[start:end]...)
+			copied = true
+		}
+		buf = append(buf, text[i:i+w]...)
+	}
+	for i := 0; i < len(text); {
+		r, w := utf8.DecodeRuneInString(text[i:])
 		switch classify(r) {
 		case clsWord:
 			if !open || kind != kindWord {
-				start(kindWord)
+				begin(kindWord, i)
 			} else if dot {
-				cur.WriteByte('.')
+				add(dotAt, 1)
 				dot = false
 			}
-			cur.WriteRune(r)
+			add(i, w)
 		case clsCJK:
 			if !open || kind != kindCJK {
-				start(kindCJK)
+				begin(kindCJK, i)
 			}
-			cur.WriteRune(r)
+			add(i, w)
 		case clsCluster:
 			if !open || kind != kindCluster {
-				start(kindCluster)
+				begin(kindCluster, i)
 			}
-			cur.WriteRune(r)
+			add(i, w)
 		case clsMark:
 			// A mark with no base (text starting with one, or after a
 			// separator) carries no meaning of its own.
 			if open && !dot && kind != kindSymbol {
-				cur.WriteRune(r)
+				add(i, w)
 			}
 		case clsJoin:
 			// Dropped without ending the word (Indic conjunct control, soft
 			// hyphen); joiners between emoji end up separating them.
 		case clsDot:
 			if open && kind == kindWord && !dot {
-				dot = true
+				dot, dotAt = true, i
 			} else {
 				flush()
 			}
 		case clsSymbol:
-			start(kindSymbol)
-			cur.WriteRune(r)
+			begin(kindSymbol, i)
+			add(i, w)
 			flush()
 		default:
 			flush()
 		}
+		i += w
 	}
 	flush()
 	return toks

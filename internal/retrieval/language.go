@@ -1,9 +1,6 @@
 package retrieval
 
 import (
-	"hash/maphash"
-	"strings"
-	"sync"
 
 	"github.com/kljensen/snowball/english"
 	"github.com/kljensen/snowball/french"
@@ -12,6 +9,8 @@ import (
 	"github.com/kljensen/snowball/russian"
 	"github.com/kljensen/snowball/spanish"
 	"github.com/kljensen/snowball/swedish"
+
+	"concierge/internal/memo"
 )
 
 // lang is the language used for Latin-script words. Its string code is
@@ -71,8 +70,9 @@ func detectLanguage(toks []token) lang {
 		if seen++; seen > detectWords {
 			break
 		}
+		mask := stopLanguages.Get(t.text)
 		for _, l := range detectable {
-			if l.isStop(t.text) {
+			if mask&(1<<l) != 0 {
 				counts[l]++
 			}
 		}
@@ -92,6 +92,19 @@ func detectLanguage(toks []token) lang {
 	}
 	return best
 }
+
+// stopLanguages maps a word to the set (bit 1<<lang) of detectable
+// languages that have it as a stop word; remembered, because detection
+// asks every language about the same common words over and over.
+var stopLanguages = memo.New(1<<16, func(w string) uint32 {
+	var mask uint32
+	for _, l := range detectable {
+		if l.isStop(w) {
+			mask |= 1 << l
+		}
+	}
+	return mask
+})
 
 func (l lang) isStop(w string) bool {
 	switch l {
@@ -125,38 +138,16 @@ func (l lang) stem(w string) string {
 	if !l.stems() {
 		return w
 	}
-	c := &stemCaches[l][maphash.String(stemSeed, w)%stemShards]
-	c.mu.RLock()
-	st, ok := c.m[w]
-	c.mu.RUnlock()
-	if ok {
-		return st
-	}
-	st = l.stemUncached(w)
-	c.mu.Lock()
-	if len(c.m) >= stemShardCap || c.m == nil {
-		c.m = make(map[string]string, 256) // a crude bound: start over
-	}
-	// Cloned: w and st may share memory with a large text.
-	c.m[strings.Clone(w)] = strings.Clone(st)
-	c.mu.Unlock()
-	return st
+	return stemCaches[l].Get(w)
 }
 
-const (
-	stemShards   = 16
-	stemShardCap = 4096 // 64k words per language at most
-)
-
-type stemShard struct {
-	mu sync.RWMutex
-	m  map[string]string
-}
-
-var (
-	stemSeed   = maphash.MakeSeed()
-	stemCaches [numLangs][stemShards]stemShard
-)
+// stemCaches hold up to 64k words per language.
+var stemCaches = func() (c [numLangs]*memo.Map[string]) {
+	for l := range numLangs {
+		c[l] = memo.New(1<<16, l.stemUncached)
+	}
+	return c
+}()
 
 func (l lang) stems() bool {
 	switch l {

@@ -25,6 +25,15 @@ func CountTokens(s string) int {
 	if s == "" {
 		return 0
 	}
+	if !utf8.ValidString(s) {
+		// The library reads invalid bytes as U+FFFD; leave that to it.
+		return codecCount(s)
+	}
+	return countPieces(s)
+}
+
+// codecCount counts with the library alone.
+func codecCount(s string) int {
 	n, err := codec().Count(s)
 	if err != nil {
 		// Count only fails on regexp engine errors; a rune-based

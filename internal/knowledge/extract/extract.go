@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"runtime/debug"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -141,7 +142,8 @@ func Extract(ctx context.Context, name string, data []byte, lim Limits) (*Docume
 	go func() {
 		defer func() {
 			if r := recover(); r != nil {
-				done <- result{err: newErr(ErrMalformed, fmt.Errorf("panic: %v", r), "the %s file could not be read; it may be damaged", formatLabel(format))}
+				cause := fmt.Errorf("panic: %v\n%s", r, debug.Stack())
+				done <- result{err: newErr(ErrMalformed, cause, "the %s file could not be read; it may be damaged", formatLabel(format))}
 			}
 		}()
 		doc, err := extractFormat(tctx, format, name, data, lim)
@@ -152,7 +154,11 @@ func Extract(ctx context.Context, name string, data []byte, lim Limits) (*Docume
 	select {
 	case res = <-done:
 	case <-tctx.Done():
-		res.err = tctx.Err()
+		select {
+		case res = <-done: // finished right at the deadline: keep it
+		default:
+			res.err = tctx.Err()
+		}
 	}
 	if res.err != nil {
 		return nil, classifyCtxErr(ctx, res.err, lim.Timeout)
@@ -225,7 +231,7 @@ func finalize(doc *Document, format, name string) error {
 	if format != "pdf" || doc.Pages <= 0 {
 		doc.Pages = max(1, (runes+runesPerPage-1)/runesPerPage)
 	}
-	doc.Title = cleanInline(doc.Title)
+	doc.Title = truncateRunes(cleanInline(doc.Title), 300)
 	if doc.Title == "" {
 		doc.Title = fileTitle(name)
 	}

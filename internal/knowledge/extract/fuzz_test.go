@@ -156,3 +156,9 @@ func FuzzExtractCSV(f *testing.F) {
 		fuzzExtract(t, "f.tsv", data)
 	})
 }
+
+func FuzzExtractText(f *testing.F) {
+	f.Add([]byte("Title line\r\n\r\n\tindented  text\u00a0with nbsp\fform feed\x00nul \u2028sep\u00adsoft"))
+	f.Add([]byte("\xff\xfe invalid \xc3 utf-8"))
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzExtract(t, "f.txt", data) })
+}

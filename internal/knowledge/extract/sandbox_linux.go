@@ -134,6 +134,10 @@ func readPDFIsolated(ctx context.Context, data []byte, lim Limits) (*pdfText, er
 		sandboxEnv + "_TIMEOUT=" + timeout.String(),
 		"GOMAXPROCS=2",
 	}
+	if raceEnabled {
+		// A race-enabled binary sleeps a second at exit by default.
+		cmd.Env = append(cmd.Env, "GORACE=atexit_sleep_ms=0")
+	}
 	cmd.Stdin = bytes.NewReader(data)
 	// JSON may escape text up to 6 bytes per byte in the worst case;
 	// the child enforces the rune limit itself, this only bounds a child

@@ -107,44 +107,40 @@ func cleanText(s string) string {
 	}
 	var out strings.Builder
 	out.Grow(len(s))
-	var line strings.Builder
+	lineHas := false // the current line has text
+	needNL := false  // a line with text ended: the next text starts a new line
 	pendingSpace, pendingTab := false, false
-	endLine := func() {
-		if line.Len() > 0 {
-			if out.Len() > 0 {
-				out.WriteByte('\n')
-			}
-			out.WriteString(line.String())
-			line.Reset()
-		}
-		pendingSpace, pendingTab = false, false
-	}
 	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		i += n
+		r, n := rune(s[i]), 1
+		if r >= utf8.RuneSelf {
+			r, n = utf8.DecodeRuneInString(s[i:])
+		}
 		switch {
 		case r == '\n' || r == '\r' || r == '\u2028' || r == '\u2029' || r == '\f' || r == '\v' || r == '\u0085':
-			endLine()
+			needNL = needNL || lineHas
+			lineHas, pendingSpace, pendingTab = false, false, false
 		case r == '\t':
 			pendingTab = true
-		case unicode.IsSpace(r):
+		case r == ' ' || (r >= utf8.RuneSelf && unicode.IsSpace(r)):
 			pendingSpace = true
 		case r < 0x20 || (r >= 0x7f && r < 0xa0) || r == '\uFEFF' || r == '\uFFFE' || r == '\uFFFF' || r == 0xAD:
 			// Controls, byte-order marks, non-characters and soft
 			// hyphens carry no text.
 		default:
-			if line.Len() > 0 {
-				if pendingTab {
-					line.WriteByte('\t')
-				} else if pendingSpace {
-					line.WriteByte(' ')
-				}
+			switch {
+			case lineHas && pendingTab:
+				out.WriteByte('\t')
+			case lineHas && pendingSpace:
+				out.WriteByte(' ')
+			case !lineHas && needNL:
+				out.WriteByte('\n')
+				needNL = false
 			}
-			pendingSpace, pendingTab = false, false
-			line.WriteRune(r)
+			pendingSpace, pendingTab, lineHas = false, false, true
+			out.WriteString(s[i : i+n])
 		}
+		i += n
 	}
-	endLine()
 	return out.String()
 }
 
