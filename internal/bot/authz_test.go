@@ -55,6 +55,7 @@ func TestAuthorizationMatrix(t *testing.T) {
 			{"no credential", nil, 401},
 		}
 		body := map[string]any{"name": "pwned", "greeting": "pwned", "enabled": true, "allowed_origins": []string{"https://evil.example"}}
+		a.Settle(t) // the sign-ups' mail jobs finish before the snapshot
 		before := testkit.Dump(t, a.DB)
 		for _, c := range calls {
 			for _, cr := range creds {
@@ -85,7 +86,7 @@ func TestAuthorizationMatrix(t *testing.T) {
 			t.Errorf("operator on another workspace's bot: %d %s", r.Status, r.Body)
 		}
 		if after := testkit.Dump(t, a.DB); after != before {
-			t.Errorf("the database changed during refused calls")
+			t.Errorf("the database changed during refused calls:\n%s", testkit.DumpDiff(before, after))
 		}
 	})
 }

@@ -19,6 +19,7 @@ import (
 	"concierge/internal/config"
 	"concierge/internal/jobs"
 	"concierge/internal/mail"
+	"concierge/internal/store"
 )
 
 // TestApp is the real service, serving HTTP on a loopback port, on a fresh
@@ -326,4 +327,26 @@ func (s *SyncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.buf.String()
+}
+
+// Settle waits until no job is running or due: the background work of
+// earlier calls (verification mail, for one) has finished, so a snapshot
+// taken next is not changed by it.
+func (a *TestApp) Settle(t testing.TB) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		var n int
+		if err := store.Get(context.Background(), a.DB.Reader(), &n, `SELECT COUNT(*) FROM jobs
+			WHERE status = 'running' OR (status = 'queued' AND run_at <= ?)`, a.Clock.Now()); err != nil {
+			t.Fatalf("settle: %v", err)
+		}
+		if n == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("settle: %d jobs still running or due after 20s", n)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }

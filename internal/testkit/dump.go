@@ -94,3 +94,34 @@ func RowsReferencing(t testing.TB, db *store.DB, column string, id int64) map[st
 	}
 	return out
 }
+
+// DumpDiff lists the lines of two dumps that only one of them has, each
+// marked - (before only) or + (after only), under its table's header.
+func DumpDiff(before, after string) string {
+	count := func(s string) map[string]int {
+		m := map[string]int{}
+		table := ""
+		for _, l := range strings.Split(s, "\n") {
+			if strings.HasPrefix(l, "== ") {
+				table = l
+				continue
+			}
+			m[table+"\n"+l]++
+		}
+		return m
+	}
+	b, a := count(before), count(after)
+	var out []string
+	for k, n := range b {
+		if a[k] < n {
+			out = append(out, "- "+strings.Replace(k, "\n", ": ", 1))
+		}
+	}
+	for k, n := range a {
+		if b[k] < n {
+			out = append(out, "+ "+strings.Replace(k, "\n", ": ", 1))
+		}
+	}
+	sort.Strings(out)
+	return strings.Join(out, "\n")
+}
