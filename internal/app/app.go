@@ -21,6 +21,7 @@ import (
 	"concierge/internal/account"
 	"concierge/internal/billing"
 	"concierge/internal/bot"
+	"concierge/internal/chat"
 	"concierge/internal/clock"
 	"concierge/internal/config"
 	"concierge/internal/httpapi"
@@ -48,6 +49,9 @@ type Options struct {
 	// Payments replaces the configured payment provider (tests).
 	Payments  payment.Provider
 	Knowledge knowledge.Options
+	Chat      chat.Options
+	// Answerer replaces the configured answerer (tests).
+	Answerer chat.Answerer
 	// Outbound adjusts the guarded client for customer URLs (tests inject
 	// a resolver and a recording dialer); Allow still comes from config.
 	Outbound    safehttp.Options
@@ -76,6 +80,7 @@ type App struct {
 	Payments      payment.Provider
 	Retrieval     *retrieval.Service
 	Knowledge     *knowledge.Service
+	Chat          *chat.Service
 	Mailer        mail.Mailer
 	Limiter       ratelimit.Limiter
 	HTTP          *httpapi.Server
@@ -211,6 +216,12 @@ func New(ctx context.Context, cfg config.Config, opts Options) (_ *App, err erro
 		Client: outbound.HTTP(), ReadBody: safehttp.ReadBody, Allow: allow, Clock: a.Clock, Logger: a.Log}, opts.Knowledge)
 	a.Knowledge.RegisterJobs(a.Pool)
 	a.Billing.SetDocumentCounter(a.Knowledge)
+	answerer, err := newAnswerer(cfg, opts)
+	if err != nil {
+		return nil, err
+	}
+	a.Chat = chat.New(a.DB, a.Bots, a.Billing, a.Retrieval, answerer, a.Queue, a.Clock, a.Log, opts.Chat)
+	a.Chat.RegisterJobs(a.Pool)
 
 	trusted, err := cfg.TrustedProxyPrefixes()
 	if err != nil {
@@ -224,6 +235,7 @@ func New(ctx context.Context, cfg config.Config, opts Options) (_ *App, err erro
 		Impersonation:    a.Impersonation,
 		Subscriptions:    a.Subscriptions,
 		Knowledge:        a.Knowledge,
+		Chat:             a.Chat,
 		Ready:            a.DB.Ping,
 		Limiter:          a.Limiter,
 		Limits:           limits,

@@ -81,6 +81,16 @@ func (s *Service) DebitTx(ctx context.Context, tx *sqlx.Tx, workspaceID, amount 
 	return s.apply(ctx, tx, workspaceID, -amount, KindDebit, key, reason)
 }
 
+// RefundTx gives back, once per key and inside the caller's transaction,
+// credits a debit reserved for work that then failed (a reply the model
+// never finished). It is an adjustment, so the history shows both.
+func (s *Service) RefundTx(ctx context.Context, tx *sqlx.Tx, workspaceID, amount int64, key, reason string) (*LedgerEntry, error) {
+	if err := checkEntryArgs(amount, key); err != nil {
+		return nil, err
+	}
+	return s.apply(ctx, tx, workspaceID, amount, KindAdjustment, key, reason)
+}
+
 // Grant adds amount credits, once per key.
 func (s *Service) Grant(ctx context.Context, workspaceID, amount int64, key, reason string) (*LedgerEntry, error) {
 	if err := checkEntryArgs(amount, key); err != nil {

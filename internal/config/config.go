@@ -72,6 +72,18 @@ type Config struct {
 	RazorpayPlanIDs string `env:"CONCIERGE_RAZORPAY_PLAN_IDS"`
 	RazorpayBaseURL string `env:"CONCIERGE_RAZORPAY_BASE_URL"`
 
+	// The answerer: "extractive" (default: offline, deterministic),
+	// "openai" (any OpenAI-compatible chat-completions server) or
+	// "anthropic".
+	LLMProvider    string        `env:"CONCIERGE_LLM_PROVIDER" envDefault:"extractive"`
+	LLMBaseURL     string        `env:"CONCIERGE_LLM_BASE_URL"`
+	LLMAPIKey      Secret        `env:"CONCIERGE_LLM_API_KEY"`
+	LLMModel       string        `env:"CONCIERGE_LLM_MODEL"`
+	LLMMaxTokens   int           `env:"CONCIERGE_LLM_MAX_TOKENS" envDefault:"700"`
+	LLMTemperature float64       `env:"CONCIERGE_LLM_TEMPERATURE" envDefault:"0.2"`
+	LLMTimeout     time.Duration `env:"CONCIERGE_LLM_TIMEOUT" envDefault:"60s"`
+	LLMMaxAttempts int           `env:"CONCIERGE_LLM_MAX_ATTEMPTS" envDefault:"3"`
+
 	SMTPURL  Secret `env:"CONCIERGE_SMTP_URL"`
 	MailFrom string `env:"CONCIERGE_MAIL_FROM"`
 
@@ -131,6 +143,15 @@ func Load(getenv func(string) string) (Config, error) {
 // Validate checks values that parse but make no sense.
 func (c Config) Validate() error {
 	var errs []error
+	switch c.LLMProvider {
+	case "extractive":
+	case "openai", "anthropic":
+		if c.LLMModel == "" {
+			errs = append(errs, fmt.Errorf("CONCIERGE_LLM_MODEL is needed with CONCIERGE_LLM_PROVIDER=%s", c.LLMProvider))
+		}
+	default:
+		errs = append(errs, fmt.Errorf("CONCIERGE_LLM_PROVIDER %q: want extractive, openai or anthropic", c.LLMProvider))
+	}
 	if c.Addr == "" {
 		errs = append(errs, errors.New("CONCIERGE_ADDR is empty"))
 	}

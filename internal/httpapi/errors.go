@@ -14,6 +14,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"concierge/internal/apperr"
+	"concierge/internal/llm"
 )
 
 // ErrorBody is every error response (spec section 7, FastAPI style): detail
@@ -218,6 +219,7 @@ func (s *Server) toHTTP(ctx context.Context, err error) error {
 		lr  *apperr.LimitReached
 		ae  *apperr.Error
 		hse huma.StatusError
+		le  *llm.Error
 	)
 	switch {
 	case errors.As(err, &v):
@@ -249,6 +251,8 @@ func (s *Server) toHTTP(ctx context.Context, err error) error {
 		return s.kindError(ctx, ae, err)
 	case errors.As(err, &hse):
 		return err
+	case errors.As(err, &le):
+		return s.modelError(ctx, le)
 	case errors.Is(err, context.DeadlineExceeded):
 		s.log.WarnContext(ctx, "request timed out", "err", err)
 		return withRetryAfter(&ErrorBody{status: http.StatusGatewayTimeout, Detail: "the request timed out; retry later"}, 5*time.Second)
@@ -258,6 +262,23 @@ func (s *Server) toHTTP(ctx context.Context, err error) error {
 	}
 	s.log.ErrorContext(ctx, "internal error", "err", err)
 	return &ErrorBody{status: http.StatusInternalServerError, Detail: "internal server error"}
+}
+
+// modelError answers a failure of the language model: the visitor may
+// retry (5xx with Retry-After), nothing was charged, and nothing of the
+// provider's answer is shown.
+func (s *Server) modelError(ctx context.Context, le *llm.Error) error {
+	s.log.WarnContext(ctx, "model failure", "kind", le.Kind.String(), "status", le.Status, "err", le.Err)
+	wait := max(le.RetryAfter, 5*time.Second)
+	switch le.Kind {
+	case llm.KindTimeout:
+		return withRetryAfter(&ErrorBody{status: http.StatusGatewayTimeout, Detail: "the answer took too long; please retry"}, wait)
+	case llm.KindQuota:
+		return withRetryAfter(&ErrorBody{status: http.StatusServiceUnavailable, Detail: "the assistant is temporarily unavailable"}, max(wait, time.Minute))
+	case llm.KindRateLimited, llm.KindUnavailable:
+		return withRetryAfter(&ErrorBody{status: http.StatusServiceUnavailable, Detail: "the assistant is busy; please retry"}, wait)
+	}
+	return withRetryAfter(&ErrorBody{status: http.StatusBadGateway, Detail: "the assistant could not answer; please retry"}, wait)
 }
 
 func (s *Server) kindError(ctx context.Context, ae *apperr.Error, err error) error {

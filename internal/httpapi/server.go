@@ -21,6 +21,7 @@ import (
 	"concierge/internal/account"
 	"concierge/internal/billing"
 	"concierge/internal/bot"
+	"concierge/internal/chat"
 	"concierge/internal/impersonation"
 	"concierge/internal/knowledge"
 	"concierge/internal/operator"
@@ -48,6 +49,7 @@ type Deps struct {
 	Impersonation *impersonation.Service
 	Subscriptions *subscription.Service
 	Knowledge     *knowledge.Service
+	Chat          *chat.Service
 	// Ready reports whether the process can serve (database reachable).
 	Ready   func(ctx context.Context) error
 	Limiter ratelimit.Limiter
@@ -74,6 +76,7 @@ type Server struct {
 	impersonation *impersonation.Service
 	subscriptions *subscription.Service
 	knowledge     *knowledge.Service
+	chat          *chat.Service
 	ready         func(ctx context.Context) error
 	limiter       ratelimit.Limiter
 	limits        map[string]ratelimit.Limit
@@ -105,6 +108,7 @@ func New(d Deps) *Server {
 		impersonation: d.Impersonation,
 		subscriptions: d.Subscriptions,
 		knowledge:     d.Knowledge,
+		chat:          d.Chat,
 		ready:         d.Ready,
 		limiter:       d.Limiter,
 		limits:        d.Limits,
@@ -116,7 +120,7 @@ func New(d Deps) *Server {
 		metrics:       newHTTPMetrics(reg),
 	}
 	r := chi.NewRouter()
-	r.Use(requestID, s.clientIP, s.observe, s.recoverer, securityHeaders)
+	r.Use(requestID, s.clientIP, s.observe, s.recoverer, securityHeaders, preflight)
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "Not Found", nil)
 	})
@@ -138,7 +142,7 @@ func New(d Deps) *Server {
 
 	s.router = r
 	s.api = humachi.New(r, apiConfig())
-	s.api.UseMiddleware(s.authenticate, s.rateLimit, s.limitBody, s.keepRawBody)
+	s.api.UseMiddleware(s.authenticate, s.checkOrigin, s.rateLimit, s.limitBody, s.keepRawBody)
 	s.routes()
 	return s
 }
@@ -261,6 +265,8 @@ func (s *Server) routes() {
 	s.operatorRoutes()
 	s.subscriptionRoutes()
 	s.knowledgeRoutes()
+	s.chatRoutes()
+	s.assistRoutes()
 }
 
 func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {

@@ -1,7 +1,6 @@
 package retrieval
 
 import (
-
 	"github.com/kljensen/snowball/english"
 	"github.com/kljensen/snowball/french"
 	"github.com/kljensen/snowball/hungarian"

@@ -24,6 +24,7 @@ var staticAllow = map[string]string{
 	"internal/payment": "the payment provider's API at an operator-configured base URL",
 	"cmd/loadbench":    "operator-run load tool aimed at the operator's own (loopback) instance",
 	"internal/testkit": "test support: the harness client talks only to the app it starts on 127.0.0.1",
+	"internal/llm":     "language-model APIs at operator-configured base URLs; never a customer-supplied URL",
 }
 
 // forbiddenRefs are package-level identifiers whose mere use bypasses the

@@ -1,0 +1,335 @@
+// Package chat owns conversations: sessions and their messages, answering
+// a visitor's question from the bot's knowledge (retrieval, then an
+// Answerer), streaming the reply, charging one credit per delivered reply
+// exactly once, and the history the widget rehydrates from.
+package chat
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"concierge/internal/apperr"
+	"concierge/internal/billing"
+	"concierge/internal/bot"
+	"concierge/internal/clock"
+	"concierge/internal/jobs"
+	"concierge/internal/retrieval"
+	"concierge/internal/store"
+)
+
+// Limits of a chat request.
+const (
+	MaxMessageRunes = 4000
+	historyTurns    = 6   // recent turns given to the answerer
+	retrieveK       = 6   // passages retrieved per question
+	maxSources      = 3   // sources shown with a reply
+	maxHistory      = 200 // messages returned by History
+)
+
+// Roles and statuses of a message.
+const (
+	RoleUser      = "user"
+	RoleAssistant = "assistant"
+
+	StatusPending   = "pending"
+	StatusCompleted = "completed"
+	StatusFailed    = "failed"
+)
+
+// Source is a passage a reply rests on.
+type Source struct {
+	Title        string  `json:"title"`
+	URL          string  `json:"url,omitempty"`
+	DocumentName string  `json:"document_name"`
+	Snippet      string  `json:"snippet"`
+	Score        float64 `json:"score"`
+}
+
+// Turn is one earlier message of the conversation.
+type Turn struct {
+	Role string
+	Text string
+}
+
+// Prompt is everything an Answerer may use. Passages are data to quote,
+// never instructions to follow.
+type Prompt struct {
+	Bot      *bot.Bot
+	Question string
+	History  []Turn
+	Passages []retrieval.Hit
+}
+
+// Answer is what an Answerer produced.
+type Answer struct {
+	Text string
+	// Answered is false when the knowledge held no answer: the text is
+	// then the bot's honest "I don't know".
+	Answered bool
+	// Cited are indexes into Prompt.Passages of the passages the reply
+	// used, best first.
+	Cited []int
+}
+
+// Answerer writes a reply. emit receives the text as it is produced, in
+// order; its concatenation equals Answer.Text. An error from emit stops
+// the answer and is returned.
+type Answerer interface {
+	Name() string
+	Answer(ctx context.Context, p Prompt, emit func(string) error) (Answer, error)
+}
+
+// Options configure a Service.
+type Options struct {
+	// ReplyTimeout bounds one reply, model retries included (default 90s).
+	ReplyTimeout time.Duration
+	// SettleAfter is when a reservation whose reply never finished (the
+	// process died mid-reply) is refunded (default 10 minutes).
+	SettleAfter time.Duration
+}
+
+// Service answers visitors.
+type Service struct {
+	db        *store.DB
+	bots      *bot.Service
+	billing   *billing.Service
+	retrieval *retrieval.Service
+	answerer  Answerer
+	queue     *jobs.Queue
+	clock     clock.Clock
+	log       *slog.Logger
+	opts      Options
+}
+
+// New returns a Service.
+func New(db *store.DB, bots *bot.Service, bill *billing.Service, ret *retrieval.Service, answerer Answerer,
+	queue *jobs.Queue, clk clock.Clock, log *slog.Logger, opts Options) *Service {
+	if opts.ReplyTimeout <= 0 {
+		opts.ReplyTimeout = 90 * time.Second
+	}
+	if opts.SettleAfter <= 0 {
+		opts.SettleAfter = 10 * time.Minute
+	}
+	if answerer == nil {
+		answerer = Extractive{}
+	}
+	return &Service{db: db, bots: bots, billing: bill, retrieval: ret, answerer: answerer, queue: queue,
+		clock: clk, log: log.With("component", "chat"), opts: opts}
+}
+
+// Answerer returns the configured answerer (seed questions and tone
+// previews use it too).
+func (s *Service) Answerer() Answerer { return s.answerer }
+
+// Request is one visitor message.
+type Request struct {
+	Bot       *bot.View
+	Message   string
+	SessionID string // empty: a new session
+	Preview   bool   // owner preview: no credits
+	Origin    string
+}
+
+// Reply is the outcome of a chat request.
+type Reply struct {
+	SessionID string   `json:"session_id"`
+	MessageID string   `json:"message_id,omitempty"`
+	Reply     string   `json:"reply"`
+	Sources   []Source `json:"sources"`
+	Answered  bool     `json:"answered"`
+	Offline   bool     `json:"offline,omitempty"`
+	Preview   bool     `json:"preview,omitempty"`
+	Credits   int64    `json:"credits_charged"`
+}
+
+// Turn state between Begin and Finish.
+type pending struct {
+	req       Request
+	sessionID int64
+	publicID  string
+	msgID     int64
+	msgPublic string
+	cost      int64
+	history   []Turn
+	hits      []retrieval.Hit
+	creditKey string
+}
+
+// Exchange is one reply being produced: Begin has checked and reserved
+// everything, Run produces the text, and the reply is charged only when
+// Run completes.
+type Exchange struct {
+	s *Service
+	p *pending
+	// Metadata is known before the first word: the session and the
+	// candidate sources.
+	SessionID string
+	Sources   []Source
+	Offline   bool
+}
+
+// Begin validates a request, opens or continues its session, and reserves
+// the reply's credit (402 before any model call when the balance is
+// short). The returned Exchange must be Run.
+func (s *Service) Begin(ctx context.Context, req Request) (*Exchange, error) {
+	msg := strings.TrimSpace(req.Message)
+	if msg == "" {
+		return nil, apperr.Invalid("body.message", "must not be empty", "value_error.missing")
+	}
+	if utf8.RuneCountInString(msg) > MaxMessageRunes {
+		return nil, apperr.Invalid("body.message", fmt.Sprintf("at most %d characters", MaxMessageRunes), "value_error.any_str.max_length")
+	}
+	if !utf8.ValidString(msg) {
+		return nil, apperr.Invalid("body.message", "must be valid UTF-8 text", "value_error")
+	}
+	req.Message = msg
+	b := req.Bot.Bot
+	p := &pending{req: req}
+	if req.SessionID != "" {
+		sess, err := s.session(ctx, b.WorkspaceID, b.ID, req.SessionID)
+		if err != nil {
+			return nil, err
+		}
+		p.sessionID, p.publicID = sess.ID, sess.PublicID
+		if p.history, err = s.recentTurns(ctx, b.WorkspaceID, sess.ID, historyTurns); err != nil {
+			return nil, err
+		}
+	}
+	ex := &Exchange{s: s, p: p}
+	if req.Bot.IsOffline {
+		// Spec section 3: no retrieval, no model, no charge.
+		if err := s.openSession(ctx, p); err != nil {
+			return nil, err
+		}
+		ex.SessionID, ex.Offline = p.publicID, true
+		return ex, nil
+	}
+	if !req.Preview {
+		p.cost = s.billing.Costs().ChatReply
+	}
+	if err := s.reserve(ctx, p); err != nil {
+		return nil, err
+	}
+	hits, err := s.retrieval.Search(ctx, b.WorkspaceID, b.ID, retrievalQuery(msg, p.history), retrieveK)
+	if err != nil {
+		s.fail(p, err)
+		return nil, err
+	}
+	p.hits = hits
+	ex.SessionID = p.publicID
+	ex.Sources = sourcesOf(hits, nil)
+	return ex, nil
+}
+
+// retrievalQuery adds the previous visitor question to a short follow-up
+// ("and the price?"), which alone retrieves nothing useful.
+func retrievalQuery(msg string, history []Turn) string {
+	if len(strings.Fields(msg)) > 4 {
+		return msg
+	}
+	for i := len(history) - 1; i >= 0; i-- {
+		if history[i].Role == RoleUser {
+			return history[i].Text + " " + msg
+		}
+	}
+	return msg
+}
+
+// Run produces the reply, passing its text to emit as it comes, and
+// settles the credit: charged when the reply completed, refunded
+// otherwise. A failure before the first emitted text is returned as the
+// error with nothing charged.
+func (ex *Exchange) Run(ctx context.Context, emit func(string) error) (*Reply, error) {
+	s, p := ex.s, ex.p
+	b := p.req.Bot.Bot
+	if ex.Offline {
+		msg := offlineMessage(b)
+		if err := emit(msg); err != nil {
+			return nil, err
+		}
+		return &Reply{SessionID: p.publicID, Reply: msg, Sources: []Source{}, Offline: true}, nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.opts.ReplyTimeout)
+	defer cancel()
+	ans, err := s.answerer.Answer(ctx, Prompt{Bot: b, Question: p.req.Message, History: p.history, Passages: p.hits}, emit)
+	if err != nil {
+		s.fail(p, err)
+		return nil, err
+	}
+	sources := sourcesOf(p.hits, ans.Cited)
+	if !ans.Answered {
+		sources = []Source{}
+	}
+	if err := s.complete(ctx, p, ans, sources); err != nil {
+		return nil, err
+	}
+	return &Reply{SessionID: p.publicID, MessageID: p.msgPublic, Reply: ans.Text, Sources: sources,
+		Answered: ans.Answered, Preview: p.req.Preview, Credits: p.cost}, nil
+}
+
+// Abandon releases an Exchange that will not be Run (the client left
+// before the reply started).
+func (ex *Exchange) Abandon(cause error) {
+	if !ex.Offline {
+		ex.s.fail(ex.p, cause)
+	}
+}
+
+// MessageID is the assistant message's id, known before the reply.
+func (ex *Exchange) MessageID() string { return ex.p.msgPublic }
+
+func offlineMessage(b *bot.Bot) string {
+	if strings.TrimSpace(b.OfflineMessage) != "" {
+		return b.OfflineMessage
+	}
+	return "This assistant is not available right now. Please try again later."
+}
+
+// sourcesOf turns hits into sources: the cited ones in citation order, or
+// the best hits when cited is nil.
+func sourcesOf(hits []retrieval.Hit, cited []int) []Source {
+	idx := cited
+	if idx == nil {
+		for i := range hits {
+			idx = append(idx, i)
+		}
+	}
+	out := []Source{}
+	seen := map[string]bool{}
+	for _, i := range idx {
+		if i < 0 || i >= len(hits) || len(out) == maxSources {
+			continue
+		}
+		h := hits[i]
+		key := h.DocumentName + "\x00" + h.URL
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		out = append(out, Source{Title: h.Title, URL: h.URL, DocumentName: h.DocumentName,
+			Snippet: snippet(h.Text, 240), Score: roundScore(h.Score)})
+	}
+	return out
+}
+
+func snippet(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)[:n]
+	if i := strings.LastIndexByte(string(r), ' '); i > n/2 {
+		return string(r)[:i] + "…"
+	}
+	return string(r) + "…"
+}
+
+func roundScore(f float64) float64 { return float64(int64(f*1e4+0.5)) / 1e4 }
+
+// errAbandoned marks a reply the client did not wait for.
+var errAbandoned = errors.New("chat: client went away")

@@ -1,0 +1,164 @@
+package chat_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"concierge/internal/app"
+	"concierge/internal/chat"
+	"concierge/internal/llm"
+	"concierge/internal/store"
+	"concierge/internal/testkit"
+)
+
+// setBalance makes the workspace hold exactly n credits.
+func (w *world) setBalance(t *testing.T, n int64) {
+	t.Helper()
+	ctx := context.Background()
+	bal := w.balance(t)
+	var err error
+	switch {
+	case bal < n:
+		_, err = w.a.Billing.Grant(ctx, w.ws, n-bal, "test-top-up", "test")
+	case bal > n:
+		_, err = w.a.Billing.Debit(ctx, w.ws, bal-n, "test-trim", "test")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// ledger sums what chat replies took and gave back.
+func (w *world) ledger(t *testing.T) (debited, refunded, completed int64) {
+	t.Helper()
+	ctx := context.Background()
+	q := func(dest *int64, query string) {
+		if err := store.Get(ctx, w.a.DB.Reader(), dest, query, w.ws); err != nil {
+			t.Fatal(err)
+		}
+	}
+	q(&debited, `SELECT COALESCE(-SUM(delta), 0) FROM credit_ledger WHERE workspace_id = ? AND idempotency_key LIKE 'chat-reply:%'`)
+	q(&refunded, `SELECT COALESCE(SUM(delta), 0) FROM credit_ledger WHERE workspace_id = ? AND idempotency_key LIKE 'chat-refund:%'`)
+	q(&completed, `SELECT COUNT(*) FROM chat_messages WHERE workspace_id = ? AND role = 'assistant' AND status = 'completed'`)
+	return
+}
+
+// TestConcurrentChatsSpendExactly: 10,000 concurrent chats against 1,000
+// credits give exactly 1,000 replies and 9,000 × 402, and the balance ends
+// at zero.
+func TestConcurrentChatsSpendExactly(t *testing.T) {
+	testkit.ForEachEngine(t, func(t *testing.T, e testkit.Engine) {
+		w := newWorld(t, e, testkit.WithEnv("CONCIERGE_RATE_LIMITS", "off"))
+		w.setBalance(t, 1000)
+		const total, workers = 10_000, 48
+		var ok, short, other atomic.Int64
+		var wg sync.WaitGroup
+		next := atomic.Int64{}
+		for range workers {
+			wg.Go(func() {
+				for next.Add(1) <= total {
+					r := w.a.Do(t, "POST", "/chat", map[string]any{"message": "Where do orders ship from?"}, "X-Bot-Key", w.botKey)
+					switch r.Status {
+					case 200:
+						ok.Add(1)
+					case 402:
+						short.Add(1)
+					default:
+						if other.Add(1) < 5 {
+							t.Errorf("status %d: %s", r.Status, r.Body)
+						}
+					}
+				}
+			})
+		}
+		wg.Wait()
+		if ok.Load() != 1000 || short.Load() != 9000 || other.Load() != 0 {
+			t.Fatalf("replies %d, 402s %d, other %d", ok.Load(), short.Load(), other.Load())
+		}
+		if bal := w.balance(t); bal != 0 {
+			t.Fatalf("balance %d, want 0", bal)
+		}
+		if d, r, c := w.ledger(t); d-r != 1000 || c != 1000 {
+			t.Fatalf("debited %d, refunded %d, completed %d", d, r, c)
+		}
+	})
+}
+
+// faulty fails some replies before the first word (a model that is down)
+// and some halfway (a stream cut), like a model provider on a bad day.
+type faulty struct {
+	n atomic.Int64
+}
+
+func (f *faulty) Name() string { return "faulty" }
+
+func (f *faulty) Answer(ctx context.Context, p chat.Prompt, emit func(string) error) (chat.Answer, error) {
+	i := f.n.Add(1)
+	switch {
+	case i%3 == 0:
+		return chat.Answer{}, &llm.Error{Kind: llm.KindUnavailable, Status: 503, Err: errors.New("upstream down")}
+	case i%5 == 0:
+		if err := emit("Half an ans"); err != nil {
+			return chat.Answer{}, err
+		}
+		return chat.Answer{}, &llm.Error{Kind: llm.KindCut, Err: errors.New("stream cut")}
+	}
+	return chat.Extractive{}.Answer(ctx, p, emit)
+}
+
+// TestModelFaultsChargeOnlyCompletedReplies: whatever the model does,
+// credits debited (net of refunds) equal replies completed, exactly.
+func TestModelFaultsChargeOnlyCompletedReplies(t *testing.T) {
+	testkit.ForEachEngine(t, func(t *testing.T, e testkit.Engine) {
+		f := &faulty{}
+		w := newWorld(t, e, testkit.WithEnv("CONCIERGE_RATE_LIMITS", "off"),
+			testkit.WithOptions(func(o *app.Options) { o.Answerer = f }))
+		w.setBalance(t, 500)
+		var delivered, failedEarly, cut atomic.Int64
+		var wg sync.WaitGroup
+		for g := range 8 {
+			wg.Go(func() {
+				for i := range 40 {
+					path := "/chat"
+					if (g+i)%2 == 0 {
+						path = "/chat/stream"
+					}
+					r := w.a.Do(t, "POST", path, map[string]any{"message": "How long does delivery take?"}, "X-Bot-Key", w.botKey)
+					switch {
+					case r.Status == 200 && path == "/chat/stream":
+						_, _, final := readStream(t, string(r.Body))
+						if final["error"] != nil {
+							cut.Add(1)
+							if final["credits_charged"].(float64) != 0 {
+								t.Errorf("a broken stream says it charged: %v", final)
+							}
+						} else {
+							delivered.Add(1)
+						}
+					case r.Status == 200:
+						delivered.Add(1)
+					case r.Status == 503 && r.Header.Get("Retry-After") != "":
+						failedEarly.Add(1)
+					case r.Status == 502 && r.Header.Get("Retry-After") != "":
+						failedEarly.Add(1) // a cut on /chat: nothing was shown
+					default:
+						t.Errorf("status %d: %s", r.Status, r.Body)
+					}
+				}
+			})
+		}
+		wg.Wait()
+		d, r, c := w.ledger(t)
+		if d-r != c || c != delivered.Load() || failedEarly.Load() == 0 || cut.Load() == 0 {
+			t.Fatalf("debited %d refunded %d completed %d; delivered %d, failed early %d, cut mid-stream %d",
+				d, r, c, delivered.Load(), failedEarly.Load(), cut.Load())
+		}
+		if bal := w.balance(t); bal != 500-c {
+			t.Fatalf("balance %d, want %d", bal, 500-c)
+		}
+		t.Logf("delivered %d, failed before the first word %d, cut mid-stream %d", delivered.Load(), failedEarly.Load(), cut.Load())
+	})
+}

@@ -1,0 +1,328 @@
+package chat
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"concierge/internal/apperr"
+	"concierge/internal/jobs"
+	"concierge/internal/llm"
+	"concierge/internal/outbox"
+	"concierge/internal/secret"
+	"concierge/internal/store"
+)
+
+const jobSettle = "chat.settle"
+
+type sessionRow struct {
+	ID       int64  `db:"id"`
+	PublicID string `db:"public_id"`
+}
+
+// session finds a session of this bot; any other (another bot's, another
+// workspace's, unknown) is the same 404.
+func (s *Service) session(ctx context.Context, workspaceID, botID int64, publicID string) (*sessionRow, error) {
+	var r sessionRow
+	err := store.Get(ctx, s.db.Reader(), &r, `SELECT id, public_id FROM chat_sessions
+		WHERE public_id = ? AND bot_id = ? AND workspace_id = ?`, publicID, botID, workspaceID)
+	if store.IsNotFound(err) {
+		return nil, apperr.NotFound("session not found")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("chat: session: %w", err)
+	}
+	return &r, nil
+}
+
+func (s *Service) recentTurns(ctx context.Context, workspaceID, sessionID int64, n int) ([]Turn, error) {
+	var rows []struct {
+		Role string `db:"role"`
+		Text string `db:"text"`
+	}
+	err := store.Select(ctx, s.db.Reader(), &rows, `SELECT role, text FROM chat_messages
+		WHERE session_id = ? AND workspace_id = ? AND status = 'completed' ORDER BY id DESC LIMIT ?`, sessionID, workspaceID, n)
+	if err != nil {
+		return nil, fmt.Errorf("chat: history: %w", err)
+	}
+	out := make([]Turn, len(rows))
+	for i, r := range rows {
+		out[len(rows)-1-i] = Turn{Role: r.Role, Text: r.Text}
+	}
+	return out, nil
+}
+
+// newSessionTx creates the session when the request has none.
+func (s *Service) newSessionTx(ctx context.Context, tx store.Q, p *pending, now time.Time) error {
+	if p.sessionID != 0 {
+		return nil
+	}
+	b := p.req.Bot.Bot
+	p.publicID = secret.Token("cs_", 16)
+	var origin any
+	if p.req.Origin != "" {
+		origin = p.req.Origin
+	}
+	if err := store.Get(ctx, tx, &p.sessionID, `INSERT INTO chat_sessions (public_id, workspace_id, bot_id, preview, origin,
+		created_at, last_message_at) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+		p.publicID, b.WorkspaceID, b.ID, p.req.Preview, origin, now, now); err != nil {
+		return err
+	}
+	if p.req.Preview {
+		return nil
+	}
+	_, err := outbox.Add(ctx, tx, now, outbox.Event{WorkspaceID: b.WorkspaceID, BotID: b.ID, Type: "conversation.started",
+		Data: map[string]any{"bot_id": b.ID, "session_id": p.publicID}})
+	return err
+}
+
+// openSession records an offline exchange's session and question (no
+// reply is generated, so nothing is reserved).
+func (s *Service) openSession(ctx context.Context, p *pending) error {
+	now := s.clock.Now()
+	return s.db.Tx(ctx, func(tx *sqlx.Tx) error {
+		if err := s.newSessionTx(ctx, tx, p, now); err != nil {
+			return err
+		}
+		return s.addUserMessageTx(ctx, tx, p, now, 1)
+	})
+}
+
+func (s *Service) addUserMessageTx(ctx context.Context, tx store.Q, p *pending, now time.Time, added int) error {
+	b := p.req.Bot.Bot
+	if _, err := store.Exec(ctx, tx, `INSERT INTO chat_messages (public_id, session_id, workspace_id, bot_id, role, status,
+		text, created_at, completed_at) VALUES (?, ?, ?, ?, 'user', 'completed', ?, ?, ?)`,
+		secret.Token("msg_", 12), p.sessionID, b.WorkspaceID, b.ID, p.req.Message, now, now); err != nil {
+		return err
+	}
+	_, err := store.Exec(ctx, tx, `UPDATE chat_sessions SET messages = messages + ?, last_message_at = ? WHERE id = ?`,
+		added, now, p.sessionID)
+	return err
+}
+
+// reserve writes the question and a pending reply, and takes the reply's
+// credit, in one transaction: either the visitor's turn exists with its
+// credit held, or nothing happened and the caller gets the 402.
+func (s *Service) reserve(ctx context.Context, p *pending) error {
+	b := p.req.Bot.Bot
+	if p.cost > 0 {
+		// Refuse an empty balance from a reader, without queueing for
+		// the writer: under a burst most requests are refusals.
+		bal, err := s.billing.Balance(ctx, b.WorkspaceID)
+		if err != nil {
+			return err
+		}
+		if bal < p.cost {
+			return &apperr.InsufficientCredits{Required: p.cost, Available: bal}
+		}
+	}
+	now := s.clock.Now()
+	p.msgPublic = secret.Token("msg_", 12)
+	p.creditKey = "chat-reply:" + p.msgPublic
+	fresh := p.sessionID == 0
+	err := s.db.Tx(ctx, func(tx *sqlx.Tx) error {
+		if err := s.newSessionTx(ctx, tx, p, now); err != nil {
+			return err
+		}
+		if err := s.addUserMessageTx(ctx, tx, p, now, 2); err != nil {
+			return err
+		}
+		if err := store.Get(ctx, tx, &p.msgID, `INSERT INTO chat_messages (public_id, session_id, workspace_id, bot_id, role,
+			status, credits, answerer, created_at) VALUES (?, ?, ?, ?, 'assistant', 'pending', ?, ?, ?) RETURNING id`,
+			p.msgPublic, p.sessionID, b.WorkspaceID, b.ID, p.cost, s.answerer.Name(), now); err != nil {
+			return err
+		}
+		if p.cost == 0 {
+			return nil
+		}
+		if _, err := s.billing.DebitTx(ctx, tx, b.WorkspaceID, p.cost, p.creditKey, "chat reply"); err != nil {
+			return err
+		}
+		// Should this process die mid-reply, the job gives the credit back.
+		_, err := s.queue.EnqueueTx(ctx, tx, jobs.NewJob{Kind: jobSettle, WorkspaceID: b.WorkspaceID, BotID: b.ID,
+			Payload: map[string]int64{"message_id": p.msgID}, RunAt: now.Add(s.opts.SettleAfter), MaxAttempts: 10})
+		return err
+	})
+	if err != nil {
+		if fresh {
+			p.sessionID, p.publicID = 0, ""
+		}
+		return err
+	}
+	return nil
+}
+
+// complete charges the reply for good: the pending message becomes the
+// delivered reply. The credit was taken by reserve; completing it means
+// the settle job will find nothing to refund.
+func (s *Service) complete(ctx context.Context, p *pending, ans Answer, sources []Source) error {
+	now := s.clock.Now()
+	src, err := json.Marshal(sources)
+	if err != nil {
+		return err
+	}
+	// The reply is delivered even if the client has gone: finish the
+	// bookkeeping on a context of its own.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	return s.db.Tx(ctx, func(tx *sqlx.Tx) error {
+		n, err := store.Exec(ctx, tx, `UPDATE chat_messages SET status = 'completed', text = ?, sources = ?, answered = ?,
+			completed_at = ? WHERE id = ? AND status = 'pending'`, ans.Text, string(src), ans.Answered, now, p.msgID)
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return apperr.Conflict("the reply was settled before it completed")
+		}
+		_, err = store.Exec(ctx, tx, `UPDATE chat_sessions SET last_message_at = ? WHERE id = ?`, now, p.sessionID)
+		return err
+	})
+}
+
+// fail marks a pending reply failed and gives its credit back.
+func (s *Service) fail(p *pending, cause error) {
+	if p.msgID == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := s.settle(ctx, p.msgID, failureKind(cause)); err != nil {
+		// The settle job retries later.
+		s.log.Warn("chat: refund of a failed reply", "message_id", p.msgID, "err", err)
+	}
+}
+
+// settle turns a pending reply into a failed one and refunds its credit,
+// once: the status guard makes a second call (the job after an in-process
+// failure) a no-op.
+func (s *Service) settle(ctx context.Context, msgID int64, reason string) error {
+	return s.db.Tx(ctx, func(tx *sqlx.Tx) error {
+		var m struct {
+			WorkspaceID int64  `db:"workspace_id"`
+			PublicID    string `db:"public_id"`
+			Credits     int64  `db:"credits"`
+		}
+		err := store.Get(ctx, tx, &m, `SELECT workspace_id, public_id, credits FROM chat_messages WHERE id = ? AND status = 'pending'`, msgID)
+		if store.IsNotFound(err) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if _, err := store.Exec(ctx, tx, `UPDATE chat_messages SET status = 'failed', error = ?, completed_at = ?
+			WHERE id = ? AND status = 'pending'`, reason, s.clock.Now(), msgID); err != nil {
+			return err
+		}
+		if m.Credits == 0 {
+			return nil
+		}
+		_, err = s.billing.RefundTx(ctx, tx, m.WorkspaceID, m.Credits, "chat-refund:"+m.PublicID, "chat reply not delivered")
+		return err
+	})
+}
+
+// settleJob refunds a reservation whose reply never finished.
+func (s *Service) settleJob(ctx context.Context, j *jobs.Job) error {
+	var p struct {
+		MessageID int64 `json:"message_id"`
+	}
+	if err := j.Decode(&p); err != nil {
+		return err
+	}
+	return s.settle(ctx, p.MessageID, "abandoned")
+}
+
+// RegisterJobs installs the chat job handlers.
+func (s *Service) RegisterJobs(pool *jobs.Pool) {
+	pool.Handle(jobSettle, s.settleJob, jobs.KindOptions{Timeout: time.Minute})
+}
+
+func failureKind(err error) string {
+	if e, ok := llm.AsError(err); ok {
+		return e.Kind.String()
+	}
+	switch {
+	case errors.Is(err, errAbandoned), errors.Is(err, context.Canceled):
+		return "client_gone"
+	case errors.Is(err, context.DeadlineExceeded):
+		return "timeout"
+	}
+	return "failed"
+}
+
+// Message is one message of a session's history.
+type Message struct {
+	MessageID string    `json:"message_id"`
+	Role      string    `json:"role"`
+	Text      string    `json:"text"`
+	Sources   []Source  `json:"sources"`
+	Answered  *bool     `json:"answered,omitempty"`
+	Rating    *string   `json:"rating,omitempty"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// History returns a session's delivered messages, oldest first: the
+// question and its reply, never a reply still being written or one that
+// failed.
+func (s *Service) History(ctx context.Context, workspaceID, botID int64, sessionID string) ([]Message, error) {
+	sess, err := s.session(ctx, workspaceID, botID, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	var rows []struct {
+		PublicID  string    `db:"public_id"`
+		Role      string    `db:"role"`
+		Text      string    `db:"text"`
+		Sources   string    `db:"sources"`
+		Answered  *bool     `db:"answered"`
+		Rating    *int      `db:"rating"`
+		CreatedAt time.Time `db:"created_at"`
+	}
+	err = store.Select(ctx, s.db.Reader(), &rows, `SELECT public_id, role, text, sources, answered, rating, created_at
+		FROM chat_messages WHERE session_id = ? AND workspace_id = ? AND status = 'completed' ORDER BY id DESC LIMIT ?`,
+		sess.ID, workspaceID, maxHistory)
+	if err != nil {
+		return nil, fmt.Errorf("chat: history: %w", err)
+	}
+	out := make([]Message, len(rows))
+	for i, r := range rows {
+		m := Message{MessageID: r.PublicID, Role: r.Role, Text: r.Text, Sources: []Source{}, Answered: r.Answered,
+			CreatedAt: r.CreatedAt.UTC()}
+		_ = json.Unmarshal([]byte(r.Sources), &m.Sources)
+		if r.Rating != nil {
+			v := "down"
+			if *r.Rating > 0 {
+				v = "up"
+			}
+			m.Rating = &v
+		}
+		out[len(rows)-1-i] = m
+	}
+	return out, nil
+}
+
+// Rate records a visitor's rating of a reply ("up" or "down"); rating
+// again replaces it.
+func (s *Service) Rate(ctx context.Context, workspaceID, botID int64, sessionID, messageID, rating string) error {
+	v := map[string]int{"up": 1, "down": -1}[rating]
+	if v == 0 {
+		return apperr.Invalid("body.rating", `must be "up" or "down"`, "value_error")
+	}
+	sess, err := s.session(ctx, workspaceID, botID, sessionID)
+	if err != nil {
+		return err
+	}
+	n, err := store.Exec(ctx, s.db.Writer(), `UPDATE chat_messages SET rating = ? WHERE public_id = ? AND session_id = ?
+		AND workspace_id = ? AND role = 'assistant' AND status = 'completed'`, v, messageID, sess.ID, workspaceID)
+	if err != nil {
+		return fmt.Errorf("chat: rate: %w", err)
+	}
+	if n == 0 {
+		return apperr.NotFound("message not found")
+	}
+	return nil
+}
