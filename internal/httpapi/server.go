@@ -267,6 +267,7 @@ func (s *Server) routes() {
 	s.knowledgeRoutes()
 	s.chatRoutes()
 	s.assistRoutes()
+	s.widgetRoutes()
 }
 
 func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
