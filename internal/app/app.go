@@ -222,6 +222,7 @@ func New(ctx context.Context, cfg config.Config, opts Options) (_ *App, err erro
 	}
 	a.Chat = chat.New(a.DB, a.Bots, a.Billing, a.Retrieval, answerer, a.Queue, a.Clock, a.Log, opts.Chat)
 	a.Chat.RegisterJobs(a.Pool)
+	a.Knowledge.SetAfterCrawl(a.Chat.RefreshTone)
 
 	trusted, err := cfg.TrustedProxyPrefixes()
 	if err != nil {

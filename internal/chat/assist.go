@@ -213,6 +213,20 @@ func (s *Service) DetectTone(ctx context.Context, workspaceID, botID int64) (*To
 	return &ToneResult{TonePreset: preset.Key, BrandTone: preset.Text, Scores: scores, Passages: len(sample)}, nil
 }
 
+// RefreshTone re-detects the brand tone after a crawl, unless the owner
+// has written their own (brand_tone_locked). Failures are logged: a crawl
+// never fails because of it.
+func (s *Service) RefreshTone(ctx context.Context, workspaceID, botID int64) {
+	var locked bool
+	if err := store.Get(ctx, s.db.Reader(), &locked, `SELECT brand_tone_locked FROM bots WHERE id = ? AND workspace_id = ?`,
+		botID, workspaceID); err != nil || locked {
+		return
+	}
+	if _, err := s.DetectTone(ctx, workspaceID, botID); err != nil {
+		s.log.WarnContext(ctx, "chat: brand tone after crawl", "bot_id", botID, "err", err)
+	}
+}
+
 func tonePreset(key string) bot.TonePreset {
 	for _, t := range bot.TonePresets {
 		if t.Key == key {
@@ -268,9 +282,9 @@ func classifyTone(text string) (string, map[string]float64) {
 	scores := map[string]float64{
 		"professional": 1 + business*2 + clamp(avgLen/20) - excl*2 - contractions*0.3,
 		"formal":       formal*4 + clamp(avgLen/25) - contractions - excl*3,
-		"friendly":     you*0.3 + warm*2 + contractions*0.5 + excl*2,
+		"friendly":     you*0.3 + warm + contractions*0.5 + excl,
 		"casual":       contractions*1.2 + clamp(12/avgLen) + emoji*2,
-		"enthusiastic": excl*6 + emoji*3 + warm,
+		"enthusiastic": excl*10 + emoji*3 + warm*0.5,
 		"concise":      clamp(10/avgLen) * 1.5,
 		"empathetic":   empathy*2.5 + you*0.2,
 		"playful":      emoji*6 + excl*2 + contractions*0.5,

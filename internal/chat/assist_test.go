@@ -2,8 +2,11 @@ package chat_test
 
 import (
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"concierge/internal/testkit"
 )
@@ -103,4 +106,54 @@ func TestSeedQuestionsAndBrandTone(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestCrawlRefreshesUnlockedTone: after a crawl the detected tone follows
+// the site, until the owner writes their own.
+func TestCrawlRefreshesUnlockedTone(t *testing.T) {
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, `<html><head><title>Party Supplies!</title></head><body><main><h1>Welcome!</h1>
+			<p>We love parties! Grab the brightest balloons in town! Order today and celebrate!</p>
+			<p>Confetti, streamers and cakes! Everything ships fast! You'll be amazed!</p></main></body></html>`)
+	}))
+	defer site.Close()
+	w := newWorld(t, testkit.SQLite, testkit.WithEnv("CONCIERGE_OUTBOUND_ALLOW", "127.0.0.1/32"))
+	crawl := func() {
+		t.Helper()
+		if r := w.a.Do(t, "POST", "/crawl", map[string]any{"bot_id": w.bot, "url": site.URL + "/"}, "X-API-Key", w.key); r.Status != 202 {
+			t.Fatalf("crawl: %d %s", r.Status, r.Body)
+		}
+		deadline := time.Now().Add(20 * time.Second)
+		for {
+			st := w.a.Do(t, "GET", fmt.Sprintf("/crawl/progress?bot_id=%d", w.bot), nil, "X-API-Key", w.key).JSON(t)["status"]
+			if st == "completed" {
+				return
+			}
+			if st == "failed" || time.Now().After(deadline) {
+				t.Fatalf("crawl %v", st)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	bot := func() map[string]any {
+		return w.a.Do(t, "GET", fmt.Sprintf("/bots/%d", w.bot), nil, "X-API-Key", w.key).JSON(t)
+	}
+	crawl()
+	if got := fmt.Sprint(bot()); !strings.Contains(got, "enthusiastic") {
+		t.Fatalf("tone after crawl: %s", got)
+	}
+	// The owner writes their own tone: later crawls leave it alone.
+	if r := w.a.Do(t, "PATCH", fmt.Sprintf("/bots/%d", w.bot), map[string]any{"tone": map[string]any{"brand_tone": "Calm and factual."}},
+		"X-API-Key", w.key); r.Status != 200 {
+		t.Fatalf("patch tone: %d %s", r.Status, r.Body)
+	}
+	crawl()
+	if got := fmt.Sprint(bot()); !strings.Contains(got, "Calm and factual.") {
+		t.Fatalf("locked tone changed by a crawl: %s", got)
+	}
 }

@@ -262,7 +262,7 @@ func (s *Service) finishCrawl(ctx context.Context, c *Crawl, h *crawlHandler, su
 	h.flush(wctx, true)
 	h.flushing.Store(false)
 	now := s.clock.Now()
-	return s.db.Tx(wctx, func(tx *sqlx.Tx) error {
+	err := s.db.Tx(wctx, func(tx *sqlx.Tx) error {
 		var errText any
 		if reason != "" {
 			errText = reason
@@ -281,6 +281,12 @@ func (s *Service) finishCrawl(ctx context.Context, c *Crawl, h *crawlHandler, su
 				"pages_failed": h.failed}})
 		return err
 	})
+	if err == nil && status == CrawlCompleted && h.indexed > 0 && s.afterCrawl != nil {
+		// Best effort: a crawl that indexed pages refreshes what is
+		// derived from them (the brand tone, unless its owner set it).
+		s.afterCrawl(wctx, c.WorkspaceID, c.BotID)
+	}
+	return err
 }
 
 // crawlHandler indexes pages as the crawler delivers them and keeps the

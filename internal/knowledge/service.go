@@ -62,6 +62,14 @@ type Service struct {
 	clock     clock.Clock
 	log       *slog.Logger
 	opts      Options
+	// afterCrawl runs after a completed crawl that indexed pages.
+	afterCrawl func(ctx context.Context, workspaceID, botID int64)
+}
+
+// SetAfterCrawl installs what runs after a completed crawl that indexed
+// pages (the chat area refreshes the detected brand tone).
+func (s *Service) SetAfterCrawl(fn func(ctx context.Context, workspaceID, botID int64)) {
+	s.afterCrawl = fn
 }
 
 // Deps are the collaborators of a Service.
