@@ -196,8 +196,25 @@ func TestDeleteLeavesNothingBehind(t *testing.T) {
 		}
 		a.Do(t, "POST", "/operators", map[string]any{"email": "op@example.com", "password": "operator pass", "bot_id": id}, "X-API-Key", key)
 		a.Do(t, "POST", fmt.Sprintf("/bots/%d/demo-share-click", id), nil, "X-API-Key", key)
+		// Knowledge and a conversation (spec 3: documents, sessions, messages).
+		up := a.Upload(t, "/ingest", key, id, testkit.File{Name: "faq.txt", Data: []byte("Orders ship from Pune within two days.")})
+		if up.Status != 202 {
+			t.Fatalf("ingest: %d %s", up.Status, up.Body)
+		}
+		deadline := time.Now().Add(30 * time.Second)
+		for a.Do(t, "GET", "/ingest/status/"+up.JSON(t)["job_id"].(string), nil, "X-API-Key", key).JSON(t)["status"] != "completed" {
+			if time.Now().After(deadline) {
+				t.Fatal("ingestion did not complete")
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		if r := a.Do(t, "POST", fmt.Sprintf("/chat?preview=true&bot_id=%d", id), map[string]any{"message": "Where do orders ship from?"},
+			"X-API-Key", key); r.Status != 200 {
+			t.Fatalf("chat: %d %s", r.Status, r.Body)
+		}
 		before := testkit.RowsReferencing(t, a.DB, "bot_id", id)
-		if before["jobs"] != 3 || before["operators"] != 1 || before["events"] == 0 {
+		if before["jobs"] < 3 || before["operators"] != 1 || before["events"] == 0 || before["documents"] != 1 ||
+			before["passages"] == 0 || before["chat_sessions"] != 1 || before["chat_messages"] != 2 || before["ingestions"] != 1 {
 			t.Fatalf("setup did not create the dependants: %v", before)
 		}
 		otherBefore := testkit.RowsReferencing(t, a.DB, "bot_id", keep)
