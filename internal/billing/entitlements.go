@@ -113,6 +113,19 @@ func (s *Service) Entitlements(ctx context.Context, workspaceID int64) (*Entitle
 	return e, nil
 }
 
+// Standing is Entitlements without the usage counts: one row read, for
+// callers that need only the plan and whether the workspace is serving.
+func (s *Service) Standing(ctx context.Context, workspaceID int64) (*Entitlements, error) {
+	w, err := readWorkspace(ctx, s.db.Reader(), s.db.Dialect(), workspaceID, false)
+	if store.IsNotFound(err) {
+		return nil, apperr.NotFound("workspace not found")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("billing: standing: %w", err)
+	}
+	return s.resolve(w, s.clock.Now()), nil
+}
+
 // CheckBotCreation reports whether the workspace may create one more bot
 // with POST /bots, inside the caller's transaction: nil, or
 // *apperr.SubscriptionRequired when not serving, or *apperr.LimitReached

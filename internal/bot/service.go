@@ -22,6 +22,7 @@ import (
 // Billing is what the bot service asks of billing.
 type Billing interface {
 	Entitlements(ctx context.Context, workspaceID int64) (*billing.Entitlements, error)
+	Standing(ctx context.Context, workspaceID int64) (*billing.Entitlements, error)
 	CheckBotCreation(ctx context.Context, tx *sqlx.Tx, workspaceID int64) error
 }
 
@@ -171,7 +172,7 @@ func (s *Service) Get(ctx context.Context, workspaceID, botID int64) (*View, err
 	if err != nil {
 		return nil, err
 	}
-	ent, err := s.billing.Entitlements(ctx, workspaceID)
+	ent, err := s.billing.Standing(ctx, workspaceID)
 	if err != nil {
 		return nil, err
 	}
@@ -297,7 +298,7 @@ func (s *Service) ViewOf(ctx context.Context, b *Bot) (*View, error) {
 	if err != nil {
 		return nil, fmt.Errorf("bot: view: %w", err)
 	}
-	ent, err := s.billing.Entitlements(ctx, b.WorkspaceID)
+	ent, err := s.billing.Standing(ctx, b.WorkspaceID)
 	if err != nil {
 		return nil, err
 	}
@@ -314,7 +315,7 @@ func (s *Service) Default(ctx context.Context, workspaceID int64) (*View, error)
 	if len(rows) == 0 {
 		return nil, apperr.NotFound("the workspace has no bot yet; create one with POST /bots")
 	}
-	ent, err := s.billing.Entitlements(ctx, workspaceID)
+	ent, err := s.billing.Standing(ctx, workspaceID)
 	if err != nil {
 		return nil, err
 	}
