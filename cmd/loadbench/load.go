@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -22,6 +23,12 @@ type result struct {
 	firstErr  error
 	p50, p99  time.Duration // over every response (200 or not) in the period
 	cpu       cpuUse
+
+	// Shown by the chat scenario:
+	answered int   // 200 responses in the period that the workload's check accepted
+	okBytes  int64 // body bytes of the 200 responses in the period
+	all200   int   // 200 responses of the whole run: warm-up, period and the requests in flight at its end
+	chat     *chatStats
 }
 
 // rps counts 200s only: an error page is not a served request.
@@ -33,14 +40,47 @@ type worker struct {
 	non200   int
 	errors   int
 	firstErr error
+
+	answered int
+	okBytes  int64
+	all200   int
+	buf      bytes.Buffer
 }
 
-// load runs conns goroutines, each sending GET url back to back over its own
-// keep-alive connection, for warmup (discarded) and then d (measured). A
-// request counts when it completes inside the measured period; no request
-// starts after it, and the ones in flight at its end are not counted.
-// sample, called at both ends of the measured period, snapshots CPU use.
-func load(ctx context.Context, url, key string, conns int, warmup, d time.Duration, sample func() cpuSnap) (result, error) {
+// workload is what the workers send.
+type workload struct {
+	// newRequest returns worker w's n-th request (n from 0). A worker may
+	// return the same *http.Request every time when it has no body.
+	newRequest func(ctx context.Context, w, n int) (*http.Request, error)
+	// check, when set, reads every 200 body and says whether the answer
+	// counts as answered; without it bodies are discarded unread.
+	check func(body []byte) bool
+}
+
+// getWorkload sends GET url with X-API-Key: key; each worker reuses one
+// request.
+func getWorkload(url, key string, conns int) workload {
+	reqs := make([]*http.Request, conns)
+	return workload{newRequest: func(ctx context.Context, w, n int) (*http.Request, error) {
+		if n == 0 {
+			req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+			if err != nil {
+				return nil, err
+			}
+			req.Header.Set("X-API-Key", key)
+			reqs[w] = req
+		}
+		return reqs[w], nil
+	}}
+}
+
+// load runs conns goroutines, each sending wl's requests back to back over
+// its own keep-alive connection, for warmup (discarded) and then d
+// (measured). A request counts when it completes inside the measured
+// period; no request starts after it, and the ones in flight at its end
+// are not counted. sample, called at both ends of the measured period,
+// snapshots CPU use.
+func load(ctx context.Context, wl workload, conns int, warmup, d time.Duration, sample func() cpuSnap) (result, error) {
 	tr := &http.Transport{
 		Proxy:               nil,
 		DialContext:         (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
@@ -63,12 +103,7 @@ func load(ctx context.Context, url, key string, conns int, warmup, d time.Durati
 	for i := range workers {
 		w := &workers[i]
 		w.lat = make([]time.Duration, 0, 1<<14)
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-		if err != nil {
-			return result{}, err
-		}
-		req.Header.Set("X-API-Key", key)
-		wg.Go(func() { w.run(ctx, client, req, from, until) })
+		wg.Go(func() { w.run(ctx, client, wl, i, from, until) })
 	}
 	var snaps [2]cpuSnap
 	wg.Go(func() {
@@ -100,6 +135,9 @@ func load(ctx context.Context, url, key string, conns int, warmup, d time.Durati
 		r.ok += w.ok
 		r.non200 += w.non200
 		r.errors += w.errors
+		r.answered += w.answered
+		r.okBytes += w.okBytes
+		r.all200 += w.all200
 		if r.firstErr == nil {
 			r.firstErr = w.firstErr
 		}
@@ -113,18 +151,37 @@ func load(ctx context.Context, url, key string, conns int, warmup, d time.Durati
 	return r, nil
 }
 
-func (w *worker) run(ctx context.Context, client *http.Client, req *http.Request, from, until time.Time) {
-	for ctx.Err() == nil {
+func (w *worker) run(ctx context.Context, client *http.Client, wl workload, id int, from, until time.Time) {
+	for n := 0; ctx.Err() == nil; n++ {
+		req, err := wl.newRequest(ctx, id, n)
+		if err != nil {
+			w.errors++
+			if w.firstErr == nil {
+				w.firstErr = err
+			}
+			return
+		}
 		t0 := time.Now()
 		if !t0.Before(until) {
 			return
 		}
 		resp, err := client.Do(req)
-		status := 0
+		status, answered, size := 0, false, int64(0)
 		if err == nil {
-			_, err = io.Copy(io.Discard, resp.Body)
+			if wl.check == nil {
+				size, err = io.Copy(io.Discard, resp.Body)
+			} else {
+				w.buf.Reset()
+				size, err = w.buf.ReadFrom(resp.Body)
+			}
 			resp.Body.Close()
 			status = resp.StatusCode
+			if err == nil && status == http.StatusOK {
+				w.all200++
+				if wl.check != nil {
+					answered = wl.check(w.buf.Bytes())
+				}
+			}
 		}
 		t1 := time.Now()
 		if t1.Before(from) || !t1.Before(until) {
@@ -143,6 +200,10 @@ func (w *worker) run(ctx context.Context, client *http.Client, req *http.Request
 			continue
 		case status == http.StatusOK:
 			w.ok++
+			w.okBytes += size
+			if answered {
+				w.answered++
+			}
 		default:
 			w.non200++
 		}

@@ -1,9 +1,13 @@
 // Command loadbench measures authenticated GET /auth/me against concierge
 // (on SQLite and on PostgreSQL) beside a bare net/http JSON handler, each
 // server in its own process on loopback, and prints a Markdown table.
+// With -scenario chat it measures POST /chat instead: the extractive
+// answerer on a bot of -passages passages, beside a bare handler that
+// decodes the question and encodes a canned reply of the same shape.
 //
 //	go run ./cmd/loadbench -c 64 -d 10s
 //	go run ./cmd/loadbench -targets bare,sqlite -access-log
+//	go run ./cmd/loadbench -scenario chat -passages 10000
 //
 // It is a tool, not a test: nothing here runs under go test.
 package main
@@ -14,6 +18,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"net/url"
 	"os"
 	"os/signal"
@@ -38,7 +43,15 @@ type options struct {
 	accessLog   bool
 	gomaxprocs  int
 	waitQuiet   time.Duration
+	scenario    string
+	passages    int
 }
+
+// Scenarios.
+const (
+	scenarioAuthMe = "auth-me"
+	scenarioChat   = "chat"
+)
 
 func main() {
 	if len(os.Args) == 3 && os.Args[1] == serveBareFlag {
@@ -72,6 +85,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.accessLog, "access-log", false, "keep concierge's per-request access log on (at level info)")
 	fs.IntVar(&o.gomaxprocs, "gomaxprocs", 0, "GOMAXPROCS for the server processes (0: unset)")
 	fs.DurationVar(&o.waitQuiet, "wait-quiet", 0, "before each target, wait up to this long for the machine to be idle (shared machines)")
+	fs.StringVar(&o.scenario, "scenario", scenarioAuthMe, "what to load: auth-me (GET /auth/me) or chat (POST /chat on a bot of -passages passages)")
+	fs.IntVar(&o.passages, "passages", 10000, "chat scenario: passages in the bot's knowledge base")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -93,6 +108,12 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	}
 	if o.gomaxprocs < 0 {
 		return o, errors.New("-gomaxprocs must not be negative")
+	}
+	if o.scenario != scenarioAuthMe && o.scenario != scenarioChat {
+		return o, fmt.Errorf("-scenario %q: want %s or %s", o.scenario, scenarioAuthMe, scenarioChat)
+	}
+	if o.passages < 1 || o.passages > 1_000_000 {
+		return o, fmt.Errorf("-passages %d: want 1..1000000", o.passages)
 	}
 	seen := map[string]bool{}
 	for _, t := range strings.Split(*targets, ",") {
@@ -198,9 +219,14 @@ func runTarget(ctx context.Context, o options, target, tmp string, logf func(str
 	if err := srv.waitReady(ctx, 30*time.Second); err != nil {
 		return result{}, err
 	}
+	pid := srv.cmd.Process.Pid
+	sample := func() cpuSnap { return snapCPU(pid) }
+	if o.scenario == scenarioChat {
+		return runChat(ctx, o, target, srv, env, dir, logf, sample)
+	}
 	key := "bare-key"
 	if target != "bare" {
-		if key, err = register(ctx, srv.base()); err != nil {
+		if key, _, err = register(ctx, srv.base()); err != nil {
 			return result{}, srv.withLog(err)
 		}
 	}
@@ -210,8 +236,7 @@ func runTarget(ctx context.Context, o options, target, tmp string, logf func(str
 	}
 	logf("%s: GET /auth/me answers 200 with %d body bytes; warm-up %s, then measuring %s at %d connections",
 		target, n, o.warmup, o.duration, o.conns)
-	pid := srv.cmd.Process.Pid
-	r, err := load(ctx, srv.base()+"/auth/me", key, o.conns, o.warmup, o.duration, func() cpuSnap { return snapCPU(pid) })
+	r, err := load(ctx, getWorkload(srv.base()+"/auth/me", key, o.conns), o.conns, o.warmup, o.duration, sample)
 	if err != nil {
 		return result{}, err
 	}
@@ -220,6 +245,52 @@ func runTarget(ctx context.Context, o options, target, tmp string, logf func(str
 		target, r.rps(), fmtDur(r.p50), fmtDur(r.p99), r.non200, r.errors)
 	if r.errors > 0 {
 		logf("%s: first transport error: %v", target, r.firstErr)
+	}
+	return r, nil
+}
+
+// runChat sets up the chat scenario on a started server and loads it.
+func runChat(ctx context.Context, o options, target string, srv *server, env []string, dir string,
+	logf func(string, ...any), sample func() cpuSnap) (result, error) {
+	bodies := chatRequestBodies(o.passages)
+	botKey := "bare-bot-key"
+	var cs *chatSetup
+	if target == "bare" {
+		if err := call(ctx, http.MethodPost, srv.base()+"/chat", "X-Bot-Key", botKey, bodies[0], http.StatusOK, nil); err != nil {
+			return result{}, srv.withLog(err)
+		}
+	} else {
+		var err error
+		if cs, err = setupChat(ctx, o, srv.base(), env, dir, logf); err != nil {
+			return result{}, srv.withLog(err)
+		}
+		botKey = cs.botKey
+	}
+	logf("%s: POST /chat with %d rotating questions; warm-up %s, then measuring %s at %d connections",
+		target, len(bodies), o.warmup, o.duration, o.conns)
+	r, err := load(ctx, chatWorkload(srv.base()+"/chat", botKey, bodies, o.conns), o.conns, o.warmup, o.duration, sample)
+	if err != nil {
+		return result{}, err
+	}
+	r.target = target
+	if cs != nil {
+		after, err := balance(ctx, srv.base(), cs.apiKey)
+		if err != nil {
+			return result{}, srv.withLog(err)
+		}
+		r.chat = &chatStats{documents: cs.documents, passages: cs.passages, ingestTook: cs.ingestTook,
+			creditsSpent: cs.balance - after}
+	}
+	logf("%s: %.0f req/s, p50 %s, p99 %s, non-200 %d, errors %d, answered %d of %d",
+		target, r.rps(), fmtDur(r.p50), fmtDur(r.p99), r.non200, r.errors, r.answered, r.ok)
+	if r.errors > 0 {
+		logf("%s: first transport error: %v", target, r.firstErr)
+	}
+	if r.chat != nil {
+		logf("%s: credits spent %d, 200 responses in the whole run %d", target, r.chat.creditsSpent, r.all200)
+		if r.chat.creditsSpent != int64(r.all200) {
+			logf("%s: WARNING: the credits spent differ from the replies delivered", target)
+		}
 	}
 	return r, nil
 }
@@ -256,18 +327,36 @@ func printReport(w io.Writer, o options, results []result, serverVersion string)
 			bare = &results[i]
 		}
 	}
-	fmt.Fprintln(w, "| target | req/s | p50 | p99 | non-200 | errors | % of bare |")
-	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|")
+	chat := o.scenario == scenarioChat
+	if chat {
+		fmt.Fprintln(w, "| target | req/s | p50 | p99 | non-200 | errors | % of bare | answered | body |")
+		fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+	} else {
+		fmt.Fprintln(w, "| target | req/s | p50 | p99 | non-200 | errors | % of bare |")
+		fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|")
+	}
 	for _, r := range results {
 		pct := "n/a"
 		if bare != nil && bare.rps() > 0 {
 			pct = fmt.Sprintf("%.1f%%", 100*r.rps()/bare.rps())
 		}
-		fmt.Fprintf(w, "| %s | %.0f | %s | %s | %d | %d | %s |\n",
+		fmt.Fprintf(w, "| %s | %.0f | %s | %s | %d | %d | %s |",
 			r.target, r.rps(), fmtDur(r.p50), fmtDur(r.p99), r.non200, r.errors, pct)
+		if chat {
+			answered, body := "n/a", "n/a"
+			if r.ok > 0 {
+				answered = fmt.Sprintf("%.1f%%", 100*float64(r.answered)/float64(r.ok))
+				body = fmt.Sprintf("%d B", r.okBytes/int64(r.ok))
+			}
+			fmt.Fprintf(w, " %s | %s |", answered, body)
+		}
+		fmt.Fprintln(w)
 	}
 	fmt.Fprintln(w)
 	printCPU(w, results)
+	if chat {
+		printChat(w, results)
+	}
 	srvProcs := "unset"
 	if o.gomaxprocs > 0 {
 		srvProcs = fmt.Sprint(o.gomaxprocs)
@@ -280,6 +369,10 @@ func printReport(w io.Writer, o options, results []result, serverVersion string)
 		"%d connections, warm-up %s, measured %s per target",
 		runtime.GOMAXPROCS(0), runtime.NumCPU(), runtime.Version(), runtime.GOOS, runtime.GOARCH,
 		time.Now().UTC().Format("2006-01-02 15:04"), srvProcs, logSetting, o.conns, o.warmup, o.duration)
+	if chat {
+		fmt.Fprintf(w, "; POST /chat, %d rotating questions, bot of %d passages (-passages), extractive answerer",
+			chatQuestionCount, o.passages)
+	}
 	if serverVersion != "" {
 		fmt.Fprintf(w, "; %s", serverVersion)
 	}
@@ -319,6 +412,29 @@ func redactPassword(arg string) string {
 		return arg
 	}
 	return prefix + u.Redacted()
+}
+
+// printChat shows each concierge target's knowledge base and checks that
+// the credits spent equal the replies delivered.
+func printChat(w io.Writer, results []result) {
+	fmt.Fprintln(w, "| target | documents | passages | indexed in | credits spent | 200 responses (whole run) | equal |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---|")
+	for _, r := range results {
+		c := r.chat
+		if c == nil {
+			continue
+		}
+		equal := "yes"
+		if c.creditsSpent != int64(r.all200) {
+			equal = fmt.Sprintf("**no** (%+d)", c.creditsSpent-int64(r.all200))
+		}
+		fmt.Fprintf(w, "| %s | %d | %d | %.1f s | %d | %d | %s |\n", r.target, c.documents, c.passages,
+			c.ingestTook.Seconds(), c.creditsSpent, r.all200, equal)
+	}
+	fmt.Fprintln(w, "\n(answered: share of the measured 200s whose reply was grounded in the knowledge, not \"I don't know\"; "+
+		"body: mean 200 body size; credits: balance before the load minus after it, against every 200 of the load: "+
+		"warm-up, measured period and the requests in flight at its end)")
+	fmt.Fprintln(w)
 }
 
 // printCPU shows where the machine's CPU went during each measured period.

@@ -148,38 +148,39 @@ func (s *server) waitReady(ctx context.Context, timeout time.Duration) error {
 	}
 }
 
-// register creates an account and returns its API key.
-func register(ctx context.Context, base string) (string, error) {
+// register creates an account and returns its API key and e-mail address.
+func register(ctx context.Context, base string) (key, email string, err error) {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
+	email = fmt.Sprintf("loadbench-%d@example.com", time.Now().UnixNano())
 	body, _ := json.Marshal(map[string]string{
-		"email":    fmt.Sprintf("loadbench-%d@example.com", time.Now().UnixNano()),
+		"email":    email,
 		"password": "loadbench-password",
 	})
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/auth/register", bytes.NewReader(body))
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return "", fmt.Errorf("register: %w", err)
+		return "", "", fmt.Errorf("register: %w", err)
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	if err != nil {
-		return "", fmt.Errorf("register: %w", err)
+		return "", "", fmt.Errorf("register: %w", err)
 	}
 	if resp.StatusCode != http.StatusOK {
-		return "", fmt.Errorf("register: %s: %s", resp.Status, b)
+		return "", "", fmt.Errorf("register: %s: %s", resp.Status, b)
 	}
 	var out struct {
 		APIKey string `json:"api_key"`
 	}
 	if err := json.Unmarshal(b, &out); err != nil || out.APIKey == "" {
-		return "", fmt.Errorf("register: no api_key in %s", b)
+		return "", "", fmt.Errorf("register: no api_key in %s", b)
 	}
-	return out.APIKey, nil
+	return out.APIKey, email, nil
 }
 
 // probe checks that GET /auth/me answers 200 and returns the body size.
