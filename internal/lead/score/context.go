@@ -1,0 +1,317 @@
+package score
+
+import "strings"
+
+// Bot turns are context, never evidence: they tell what a short visitor
+// answer ("yes", "next month", "50k") replies to, and whether the bot told
+// the visitor that what they asked for is not offered. Every quote still
+// comes from the visitor's own turn.
+
+// askCue is a word sequence in a bot question that shows what it asks.
+type askCue struct {
+	f   facet
+	seq []string
+}
+
+var askCues = []askCue{
+	{fBudget, []string{"budget"}}, {fBudget, []string{"spend"}}, {fBudget, []string{"afford"}},
+	{fBudget, []string{"invest"}}, {fBudget, []string{"price", "range"}}, {fBudget, []string{"comfortable"}},
+	{fAuthority, []string{"decision"}}, {fAuthority, []string{"decide"}}, {fAuthority, []string{"decides"}},
+	{fAuthority, []string{"sign", "off"}}, {fAuthority, []string{"approve"}}, {fAuthority, []string{"approves"}},
+	{fAuthority, []string{"who", "else"}}, {fAuthority, []string{"involved"}}, {fAuthority, []string{"your", "role"}},
+	{fAuthority, []string{"signs"}}, {fEconomic, []string{"signs"}}, {fEconomic, []string{"sign", "off"}},
+	{fEconomic, []string{"approves"}}, {fEconomic, []string{"budget"}},
+	{fTimeline, []string{"when"}}, {fTimeline, []string{"timeline"}}, {fTimeline, []string{"how", "soon"}},
+	{fTimeline, []string{"soon"}}, {fTimeline, []string{"go", "live"}}, {fTimeline, []string{"by", "when"}},
+	{fNeed, []string{"what", "brings"}}, {fNeed, []string{"challenge"}}, {fNeed, []string{"problem"}},
+	{fNeed, []string{"looking", "for"}}, {fNeed, []string{"trying", "to", "solve"}}, {fNeed, []string{"hoping"}},
+	{fNeed, []string{"driving"}}, {fNeed, []string{"stopping"}}, {fNeed, []string{"improve"}},
+	{fNeed, []string{"interested", "in"}}, {fNeed, []string{"what", "made", "you"}}, {fNeed, []string{"what", "kind", "of"}}, {fNeed, []string{"which", "kind", "of"}},
+	{fPain, []string{"challenge"}}, {fPain, []string{"problem"}},
+	{fPriority, []string{"urgent"}}, {fPriority, []string{"priority"}}, {fPriority, []string{"prioritise"}},
+	{fPriority, []string{"prioritize"}}, {fPriority, []string{"how", "high"}}, {fPriority, []string{"important"}},
+	{fChampion, []string{"leading"}}, {fChampion, []string{"internally"}}, {fChampion, []string{"champion"}},
+	{fProcess, []string{"process"}}, {fProcess, []string{"how", "will", "you", "decide"}},
+	{fProcess, []string{"next", "steps"}}, {fProcess, []string{"usually", "buy"}}, {fProcess, []string{"buying"}},
+	{fCriteria, []string{"requirements"}}, {fCriteria, []string{"require"}}, {fCriteria, []string{"matters"}},
+	{fCriteria, []string{"criteria"}}, {fCriteria, []string{"winning"}},
+	{fSize, []string{"how", "many"}}, {fSize, []string{"team", "size"}}, {fSize, []string{"how", "big"}},
+}
+
+// askIndex finds the cues that can start at a word.
+var askIndex = func() map[string][]askCue {
+	m := map[string][]askCue{}
+	for _, c := range askCues {
+		m[c.seq[0]] = append(m[c.seq[0]], c)
+	}
+	return m
+}()
+
+// botContext is what one bot turn tells about the visitor's next turn.
+type botContext struct {
+	asked    facetSet
+	priced   bool     // it stated a price
+	words    []string // words of its questions, for custom dimensions
+	offScope bool     // "sorry, we don't offer that"
+}
+
+// asks reports whether the bot's questions used a word.
+func (c *botContext) asks(w string) bool { return contains(c.words, w) }
+
+func readBotTurn(text string) botContext {
+	var ctx botContext
+	text = contextSentences(text)
+	if text == "" {
+		return ctx // nothing asked, no price, no apology: no context
+	}
+	toks, sents := tokenize(text, lex)
+	for si := range sents {
+		s := &sents[si]
+		if !ctx.priced && len(parseAmounts(toks, s.tokStart, s.tokEnd)) > 0 {
+			ctx.priced = true
+		}
+		if !s.question {
+			continue
+		}
+		for i := s.tokStart; i < s.tokEnd; i++ {
+			ctx.words = append(ctx.words, toks[i].norm)
+			for _, c := range askIndex[toks[i].norm] {
+				if hasSeqAt(toks, i, s.tokEnd, c.seq) {
+					ctx.asked |= setOf(c.f)
+				}
+			}
+		}
+	}
+	ctx.offScope = saysNotOffered(toks)
+	return ctx
+}
+
+// contextSentences keeps the sentences of a bot turn that can give
+// context: questions, prices (digits) and apologies. Bot answers are often
+// long and the rest of them is never read.
+func contextSentences(text string) string {
+	var b strings.Builder
+	b.Grow(len(text))
+	start := 0
+	for i := 0; i <= len(text); i++ {
+		if i < len(text) && text[i] != '.' && text[i] != '?' && text[i] != '!' && text[i] != '\n' {
+			continue
+		}
+		end := min(i+1, len(text))
+		s := text[start:end]
+		if strings.ContainsAny(s, "?0123456789") || hasFoldASCII(s, "sorry") || hasFoldASCII(s, "unfortunately") || hasFoldASCII(s, "only") || hasFoldASCII(s, "don't") || hasFoldASCII(s, "do not") {
+			if b.Len() == 0 && end-start == len(text) {
+				return text
+			}
+			b.WriteString(s)
+			b.WriteByte(' ')
+		}
+		start = end
+	}
+	return b.String()
+}
+
+// hasFoldASCII is a case-insensitive strings.Contains for an ASCII
+// lower-case needle, without allocating.
+func hasFoldASCII(s, needle string) bool {
+	for i := 0; i+len(needle) <= len(s); i++ {
+		k := 0
+		for k < len(needle) {
+			c := s[i+k]
+			if c >= 'A' && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			if c != needle[k] {
+				break
+			}
+			k++
+		}
+		if k == len(needle) {
+			return true
+		}
+	}
+	return false
+}
+
+func hasSeqAt(toks []token, i, hi int, seq []string) bool {
+	if i+len(seq) > hi {
+		return false
+	}
+	for k, w := range seq {
+		if toks[i+k].norm != w {
+			return false
+		}
+	}
+	return true
+}
+
+// saysNotOffered recognises a bot apologising that the business does not
+// offer what was asked: "Sorry, we sell apartments; we don't offer rentals".
+func saysNotOffered(toks []token) bool {
+	sorry, not := false, false
+	for i := range toks {
+		switch toks[i].norm {
+		case "sorry", "unfortunately", "apologies":
+			sorry = true
+		case "not":
+			if i > 0 && (toks[i-1].norm == "do" || toks[i-1].norm == "does" || toks[i-1].norm == "can") &&
+				i+1 < len(toks) && notOffered[toks[i+1].norm] {
+				not = true
+			}
+		case "only":
+			if i > 0 && toks[i-1].norm == "we" {
+				not = true
+			}
+		}
+	}
+	return sorry && not
+}
+
+var notOffered = setOfWords([]string{
+	"offer", "sell", "provide", "do", "repair", "have", "deal", "build", "serve", "handle", "support",
+	"rent", "stock", "carry", "service", "cover", "ship", "deliver",
+})
+
+var (
+	affirmWords = setOfWords([]string{"yes", "yeah", "yep", "yup", "yess", "sure", "correct", "right", "definitely", "absolutely", "haan", "han", "ha", "ji", "exactly", "indeed", "certainly", "affirmative"})
+	denyWords   = setOfWords([]string{"no", "nope", "nah", "nahi", "never", "none"})
+	meWords     = setOfWords([]string{"me", "myself", "mine"})
+	nobodyWords = setOfWords([]string{"nobody", "noone"})
+)
+
+// affirmLevel is what "yes" to a question about a facet is worth: less
+// than saying it outright, because the bot chose the words.
+var affirmLevel = map[facet]int{
+	fBudget: 60, fAuthority: 75, fEconomic: 70, fNeed: 60, fPain: 55, fTimeline: 65, fPriority: 70,
+	fChampion: 70, fProcess: 45, fCriteria: 40,
+}
+
+// answerFindings reads a short reply to the bot's question. found is the
+// number of findings the rest of the analysis made so far, to tell whether
+// the reply's first sentence already said something.
+func answerFindings(t *turnText, out []finding, found int) []finding {
+	if t.asked == 0 || len(t.sents) == 0 {
+		return out
+	}
+	s := &t.sents[0]
+	toks := t.toks
+	i := s.tokStart
+	if i >= s.tokEnd {
+		return out
+	}
+	first := toks[i].norm
+	second := ""
+	if i+1 < s.tokEnd {
+		second = toks[i+1].norm
+	}
+	// The answer is the first clause; quote it.
+	end := i + 1
+	for end < s.tokEnd && toks[end].clause == toks[i].clause {
+		end++
+	}
+	quote := quoteOf(t, s, i, end)
+	emit := func(f facet, level int, deny bool, reading string) {
+		out = append(out, finding{f: f, level: level, deny: deny, reading: reading, turn: t.index,
+			order: orderOf(t.index, i), quote: quote, offScope: t.offScope})
+	}
+	switch {
+	case (first == "not" && (second == "sure" || second == "decided")) || (first == "no" && second == "idea") ||
+		(first == "do" && second == "not") || first == "undecided" || first == "depends" || first == "maybe":
+		for f := facet(0); f < fIntent; f++ {
+			if t.asked.has(f) && f != fSize {
+				emit(f, 15, false, "unsure when asked")
+			}
+		}
+	case nobodyWords[first] || (first == "no" && second == "one"):
+		if t.asked.has(fAuthority) {
+			emit(fAuthority, 85, false, "no one else decides")
+			emit(fEconomic, 80, false, "no one else decides")
+		}
+	case meWords[first] || (first == "i" && (second == "am" || second == "do") && end-i <= 2):
+		for _, f := range []facet{fAuthority, fChampion, fEconomic} {
+			if t.asked.has(f) {
+				emit(f, 85, false, "says it is them when asked")
+			}
+		}
+	case affirmWords[first] && !(first == "right" && second != ""):
+		for f, level := range affirmLevel {
+			if t.asked.has(f) {
+				emit(f, level, false, "confirms when asked")
+			}
+		}
+	case (denyWords[first] && second != "problem" && second != "worries") || (first == "not" && (second == "really" || second == "yet" || second == "at")):
+		for f := range affirmLevel {
+			if t.asked.has(f) {
+				emit(f, 0, true, "denies when asked")
+			}
+		}
+	case t.asked.has(fNeed) && !s.question && !greetings[first] && !saidAnything(out[found:], t.index, s):
+		// "Which program are you interested in?" "The weekend executive
+		// MBA." A direct answer names what they want.
+		emit(fNeed, 55, false, "names what they want when asked")
+	}
+	return out
+}
+
+// saidAnything reports whether a sentence already said something else:
+// a need of its own, a denial, a job title or a disqualifier ("I'm the
+// plant manager" answers "what brings you?" with who, not what).
+func saidAnything(fs []finding, turn int, s *sentence) bool {
+	lo, hi := orderOf(turn, s.tokStart), orderOf(turn, s.tokEnd)
+	for _, f := range fs {
+		if f.order < lo || f.order >= hi {
+			continue
+		}
+		if f.deny || f.f == fNeed || f.f == fPain || f.f >= fJob || f.f == fSize || strings.HasPrefix(f.reading, "role: ") {
+			return true
+		}
+	}
+	return false
+}
+
+var greetings = setOfWords([]string{"hi", "hello", "hey", "namaste", "hii", "hiya", "thanks", "thank", "ok", "okay", "good", "morning", "evening"})
+
+// locationFindings reads places: "in Whitefield", "near Hinjewadi", "trip
+// to Kerala". A place is a capitalised word after a place preposition
+// that is not a month, a weekday, a language or a product name.
+func locationFindings(t *turnText, s *sentence, out []finding) []finding {
+	toks := t.toks
+	travel := false
+	for i := s.tokStart; i < s.tokEnd; i++ {
+		if toks[i].kind&kTravel != 0 {
+			travel = true
+		}
+	}
+	for i := s.tokStart; i+1 < s.tokEnd; i++ {
+		n := toks[i].norm
+		if !(n == "in" || n == "near" || n == "around" || (n == "to" && travel)) {
+			continue
+		}
+		j := i + 1
+		if toks[j].norm == "the" && j+1 < s.tokEnd {
+			j++
+		}
+		if !toks[j].upper || toks[j].isNum || notPlace(toks[j].norm) {
+			continue
+		}
+		end := j + 1
+		for end < s.tokEnd && toks[end].upper && !notPlace(toks[end].norm) && toks[end].clause == toks[j].clause {
+			end++
+		}
+		out = append(out, finding{f: fLocation, level: 75, reading: "location: " + t.text[toks[j].start:toks[end-1].end],
+			turn: t.index, order: orderOf(t.index, i), quote: quoteOf(t, s, i, end), offScope: t.offScope})
+		i = end - 1
+	}
+	return out
+}
+
+var travelWords = setOfWords([]string{"trip", "travel", "travelling", "traveling", "honeymoon", "go", "going", "visit", "move", "moving", "relocate", "relocating", "shift", "shifting", "fly", "flight", "flights", "tour", "holiday", "vacation", "vacations", "cruise"})
+
+var notPlaceWords = setOfWords([]string{
+	"i", "hindi", "english", "q1", "q2", "q3", "q4", "tamil", "telugu", "marathi", "bengali", "gujarati",
+	"kannada", "malayalam", "arabic", "spanish", "french", "inr", "usd", "ai", "it", "hr", "crm", "erp",
+})
+
+func notPlace(w string) bool {
+	return notPlaceWords[w] || classSet("month")[w] || classSet("weekday")[w] || classSet("system")[w]
+}

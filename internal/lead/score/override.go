@@ -1,0 +1,251 @@
+package score
+
+import (
+	"concierge/internal/bot"
+)
+
+// Overrides move the tier where the weighted score would mislead, and say
+// so. Each moves the score with the tier (a cap to just below a threshold,
+// a floor to it) so that Score and Tier agree and filters such as
+// min_score keep working. They apply in this order:
+//
+//  1. Disqualifiers, whatever else the visitor says: a job seeker, a student
+//     doing coursework, a competitor, spam, a vendor pitch or a partnership
+//     request is not a buyer, and their words about "budget" or "urgency"
+//     are about something else. Also unqualified: an existing customer with
+//     a problem (an order, a claim) who shows no intent to buy, someone who
+//     asks to be left alone ("signed up by mistake"), and a request the bot
+//     answered is not offered ("sorry, we only sell apartments") when the
+//     visitor states no other need. These cap the score below the nurture
+//     threshold and end the list.
+//  2. Browsing: when the visitor's latest word on their need is a denial
+//     ("just browsing", "no real challenge"), the lead is at most nurture,
+//     however senior they are; sales does not call someone who said they
+//     are not buying.
+//  3. Free plan: when the visitor's latest word on money is that they want
+//     the free plan ("I'll start with free"), the lead is at most nurture:
+//     a product-led sign-up, not a sales conversation yet. A plain "no
+//     budget yet" does not trigger it; that visitor may still be worth a
+//     call.
+//  4. No stated need: without any positive need or pain (or at least a
+//     sizeable workload such as "900 emails a week"), the lead is at most
+//     mql; budget, authority and timeline without a problem to solve give
+//     sales nothing to sell into.
+//  5. Engaged: a visitor who engaged with the offering at all (asked a
+//     price or a feature, stated a need, even "just browsing" or "not this
+//     year") is at least nurture. That is what nurture is for; unqualified
+//     is for no fit or no interest. A single curious question would
+//     otherwise fall below the nurture threshold because the weighted sum
+//     spreads it thin.
+//  6. Substantive: a visitor who wrote a real message (a sentence of five
+//     words or more, eight in all) that the lexicon could not read, and who
+//     did not say no, is at least nurture too. Unqualified has to be
+//     established, not assumed: a lead wrongly marked unqualified is lost,
+//     one wrongly kept in nurture costs an e-mail.
+//  7. Meeting booked: the visitor asked for sales time and sales will take
+//     the call, so the lead is at least mql even if they said little.
+func applyOverrides(r *Result, a *analysis, sig Signals, th bot.Thresholds) {
+	set := func(rule, reason string, score int, ev []Evidence) {
+		from := r.Tier
+		r.Score = clamp(score, 0, 100)
+		r.Tier = TierFor(r.Score, th)
+		r.Overrides = append(r.Overrides, Override{Rule: rule, From: from, Tier: r.Tier, Reason: reason, Evidence: ev})
+	}
+	if rule, reason, ev, ok := disqualified(a); ok {
+		from := r.Tier
+		r.Score = clamp(min(r.Score, th.Nurture-1), 0, 100)
+		r.Tier = TierUnqualified
+		r.Overrides = append(r.Overrides, Override{Rule: rule, From: from, Tier: r.Tier, Reason: reason, Evidence: ev})
+		return
+	}
+	latestNeed, bestNeed := -1, -1
+	for i, f := range a.findings {
+		if f.f != fNeed && f.f != fPain {
+			continue
+		}
+		if latestNeed < 0 || f.order > a.findings[latestNeed].order || (f.order == a.findings[latestNeed].order && f.deny) {
+			latestNeed = i
+		}
+		if !f.deny && f.level >= 40 && (bestNeed < 0 || f.level > a.findings[bestNeed].level) {
+			bestNeed = i
+		}
+	}
+	if latestNeed >= 0 && a.findings[latestNeed].deny && r.Score >= th.MQL {
+		f := a.findings[latestNeed]
+		set("browsing", "The visitor's latest word on their need is a denial, so at most nurture.", th.MQL-1, []Evidence{quoteEvidence(f)})
+	}
+	if f, ok := freePlanOnly(a); ok && r.Score >= th.MQL {
+		set("free_plan", "The visitor's latest word on money is that they want the free plan, so at most nurture (a product-led sign-up, not a sales lead yet).", th.MQL-1, []Evidence{quoteEvidence(f)})
+	}
+	if bestNeed < 0 && r.Score >= th.SQL && !quantifiedWorkload(a) {
+		set("no_stated_need", "No need or problem was stated, so at most mql.", th.SQL-1, nil)
+	}
+	if r.Score < th.Nurture {
+		if f, ok := engagement(a); ok {
+			set("engaged", "The visitor engaged with the offering, so at least nurture.", th.Nurture, []Evidence{quoteEvidence(f)})
+		} else if q, turn, ok := substantive(a); ok {
+			set("substantive", "The visitor described their situation in their own words and nothing disqualifies them, so at least nurture: unknown is not unqualified.", th.Nurture,
+				[]Evidence{{Quote: q, Source: SourceVisitor, Turn: turn}})
+		}
+	}
+	if sig.MeetingBooked && r.Score < th.MQL {
+		ev := []Evidence{{Source: SourceSignal, Signal: "meeting booked", Turn: -1}}
+		if bestNeed >= 0 {
+			ev = append(ev, quoteEvidence(a.findings[bestNeed]))
+		}
+		set("meeting_booked", "The visitor booked a meeting: they asked for sales time, so at least mql.", th.MQL, ev)
+	}
+}
+
+// freePlanOnly finds a latest budget word that is a free-plan wish.
+func freePlanOnly(a *analysis) (finding, bool) {
+	latest := -1
+	for i, f := range a.findings {
+		if f.f == fBudget && (latest < 0 || f.order > a.findings[latest].order) {
+			latest = i
+		}
+	}
+	if latest < 0 || !a.findings[latest].free {
+		return finding{}, false
+	}
+	return a.findings[latest], true
+}
+
+// quantifiedWorkload reports a volume the visitor gave for their own work
+// ("900 emails a week"), which states the problem's size if not its name.
+func quantifiedWorkload(a *analysis) bool {
+	for _, f := range a.findings {
+		if f.f == fMetrics && !f.deny && f.level >= 65 {
+			return true
+		}
+	}
+	return false
+}
+
+// engagementFacets are the facets that show interest in the offering.
+var engagementFacets = setOf(fNeed, fPain, fBudget, fTimeline, fPriority, fIntent, fCriteria, fMetrics, fProcess)
+
+// engagement finds the strongest sign of interest: a positive finding on a
+// buying facet, or a "not yet" denial.
+func engagement(a *analysis) (finding, bool) {
+	best, ok := finding{}, false
+	for _, f := range a.findings {
+		if !engagementFacets.has(f.f) || (f.deny && !f.engage) || (!f.deny && f.level < 15) || f.offScope {
+			continue
+		}
+		if !ok || f.level > best.level {
+			best, ok = f, true
+		}
+	}
+	return best, ok
+}
+
+// substantive returns the visitor's longest sentence and its turn if they
+// wrote enough to be a real conversation and never flatly said no.
+func substantive(a *analysis) (string, int, bool) {
+	for _, f := range a.findings {
+		if f.deny && !f.engage && (f.f == fNeed || f.f == fPain) {
+			return "", 0, false
+		}
+	}
+	words, longest, turn := 0, "", -1
+	for _, t := range a.turns {
+		for _, s := range t.sents {
+			n := s.tokEnd - s.tokStart
+			words += n
+			if q := t.text[s.start:s.end]; n >= 5 && len(q) > len(longest) {
+				longest, turn = q, t.index
+			}
+		}
+	}
+	if words < 8 || turn < 0 {
+		return "", 0, false
+	}
+	return longest, turn, true
+}
+
+func quoteEvidence(f finding) Evidence {
+	return Evidence{Quote: f.quote, Source: SourceVisitor, Reading: f.reading, Strength: f.level, Negative: f.deny, Turn: f.turn}
+}
+
+// disqualified finds the first disqualifier that applies.
+func disqualified(a *analysis) (rule, reason string, ev []Evidence, ok bool) {
+	var by [nFacets][]finding
+	intent := false
+	for _, f := range a.findings {
+		if f.deny {
+			continue
+		}
+		by[f.f] = append(by[f.f], f)
+		if f.f == fIntent && f.level >= 50 {
+			intent = true
+		}
+	}
+	quotes := func(fs ...[]finding) []Evidence {
+		var out []Evidence
+		seen := map[string]bool{}
+		for _, list := range fs {
+			for _, f := range list {
+				if len(out) < 3 && !seen[f.quote] {
+					seen[f.quote] = true
+					out = append(out, quoteEvidence(f))
+				}
+			}
+		}
+		return out
+	}
+	distinct := func(fs []finding) int {
+		seen := map[int]bool{}
+		for _, f := range fs {
+			seen[f.order] = true
+		}
+		return len(seen)
+	}
+	studentWork := len(by[fStudent]) > 0
+	if !studentWork && len(by[fStudentMe]) > 0 {
+		for _, t := range a.turns {
+			for _, tk := range t.toks {
+				if courseworkWords[tk.norm] {
+					studentWork = true
+				}
+			}
+		}
+	}
+	switch {
+	case len(by[fSpam]) > 0:
+		// First: a recruiter asking "are you hiring?" is selling, not
+		// looking for a job.
+		return "spam", "Spam, a vendor pitch or a partnership request, not a buyer: unqualified.", quotes(by[fSpam], by[fSpamWeak]), true
+	case len(by[fJob]) > 0:
+		return "job_seeker", "The visitor is looking for a job, not buying: unqualified.", quotes(by[fJob]), true
+	case studentWork:
+		return "student", "A student asking for help with coursework, not a buyer: unqualified.", quotes(by[fStudent], by[fStudentMe]), true
+	case len(by[fCompetitor]) > 0 || distinct(by[fFishing]) >= 2:
+		return "competitor", "A competitor fishing for information: unqualified.", quotes(by[fCompetitor], by[fFishing]), true
+	case len(by[fSpam]) > 0 || distinct(by[fSpamWeak]) >= 2:
+		return "spam", "Spam, a vendor pitch or a partnership request, not a buyer: unqualified.", quotes(by[fSpam], by[fSpamWeak]), true
+	case len(by[fNoIntent]) > 0 && !intent:
+		return "no_intent", "The visitor asked to be left alone: unqualified.", quotes(by[fNoIntent]), true
+	case len(by[fSupport]) > 0 && len(by[fProblem]) > 0 && !intent:
+		return "existing_customer", "An existing customer with a service problem and no intent to buy: unqualified (route to support).", quotes(by[fSupport], by[fProblem]), true
+	}
+	// Out of scope: every stated need was answered with "we don't offer that".
+	inScope, outScope := 0, []finding{}
+	for _, f := range a.findings {
+		if (f.f == fNeed || f.f == fPain) && !f.deny && f.level >= 30 {
+			if f.offScope {
+				outScope = append(outScope, f)
+			} else {
+				inScope++
+			}
+		}
+	}
+	if len(outScope) > 0 && inScope == 0 {
+		return "out_of_scope", "The bot answered that what the visitor wants is not offered, and no other need was stated: unqualified.", quotes(outScope), true
+	}
+	return "", "", nil, false
+}
+
+// courseworkWords make "I'm a student" a disqualifier; without them the
+// student may be enrolling, which is a sale.
+var courseworkWords = setOfWords([]string{"project", "assignment", "research", "internship", "certificate", "thesis", "homework", "dissertation", "report"})

@@ -1,0 +1,499 @@
+package score
+
+import (
+	"strconv"
+	"strings"
+)
+
+// amount is a sum of money a visitor mentioned.
+type amount struct {
+	value    float64 // in units of the currency
+	high     float64 // upper end of a range, 0 if none
+	currency string  // ISO code when known: INR, USD, EUR, GBP
+	per      string  // "month", "year", "hour"... when stated
+	start    int     // token range
+	end      int
+}
+
+var currencyWords = map[string]string{
+	"inr": "INR", "rs": "INR", "rupees": "INR", "rupee": "INR", "usd": "USD", "dollars": "USD",
+	"dollar": "USD", "bucks": "USD", "eur": "EUR", "euro": "EUR", "euros": "EUR", "gbp": "GBP",
+	"pounds": "GBP",
+}
+
+// scaleWords multiply the number before them. Lakh (100,000) and crore
+// (10,000,000) are Indian and imply rupees.
+var scaleWords = map[string]float64{
+	"k": 1e3, "thousand": 1e3, "lakh": 1e5, "lakhs": 1e5, "lac": 1e5, "lacs": 1e5, "l": 1e5,
+	"crore": 1e7, "crores": 1e7, "cr": 1e7, "m": 1e6, "mn": 1e6, "million": 1e6, "b": 1e9,
+	"bn": 1e9, "billion": 1e9,
+}
+
+var periodWords = map[string]string{
+	"month": "month", "monthly": "month", "mo": "month", "pm": "month", "year": "year", "yearly": "year",
+	"annually": "year", "annum": "year", "pa": "year", "annual": "year", "week": "week", "weekly": "week",
+	"day": "day", "daily": "day", "hour": "hour", "hr": "hour", "person": "person", "user": "user",
+	"seat": "seat", "head": "person", "bot": "bot",
+}
+
+// parseAmounts finds sums of money in toks[lo:hi] (one sentence): "$2,000",
+// "₹8,00,000", "Rs.50000", "50k", "1.5 Cr", "70-80 lakh", "$3k/month",
+// "40 rupees". A bare number is money only with a scale word or a
+// currency; the caller decides what a bare number means from context.
+func parseAmounts(toks []token, lo, hi int) []amount {
+	var out []amount
+	for i := lo; i < hi; i++ {
+		a, ok := amountAt(toks, i, hi)
+		if !ok {
+			continue
+		}
+		out = append(out, a)
+		i = a.end - 1
+	}
+	return out
+}
+
+func amountAt(toks []token, i, hi int) (amount, bool) {
+	a := amount{start: i}
+	j := i
+	if toks[j].kind&kCurrency != 0 && j+1 < hi && toks[j+1].isNum {
+		a.currency = currencyWords[toks[j].norm]
+		j++
+	}
+	if !toks[j].isNum || toks[j].ordinal {
+		return amount{}, false
+	}
+	scale, scaled := 1.0, false
+	if toks[j].mult != "" {
+		scale, scaled = scaleWords[toks[j].mult], true
+		if toks[j].mult == "lakh" || toks[j].mult == "crore" {
+			a.currency = orDefault(a.currency, "INR")
+		}
+	}
+	a.value = toks[j].num
+	j++
+	if !scaled && j < hi && toks[j].kind&kScale != 0 {
+		if m, ok := scaleWords[toks[j].norm]; ok && toks[j].norm != "l" && toks[j].norm != "m" && toks[j].norm != "b" {
+			scale, scaled = m, true
+			if m == 1e5 || m == 1e7 {
+				a.currency = orDefault(a.currency, "INR")
+			}
+			j++
+		}
+	}
+	// A range: "70-80 lakh", "$2k-$3k", "10 to 15 lakh".
+	if j+1 < hi && toks[j].norm == "to" {
+		k := j + 1
+		if toks[k].kind&kCurrency != 0 && k+1 < hi {
+			k++
+		}
+		if toks[k].isNum && !toks[k].ordinal {
+			high := toks[k].num
+			hs, hScaled := 1.0, false
+			if toks[k].mult != "" {
+				hs, hScaled = scaleWords[toks[k].mult], true
+			}
+			k++
+			if !hScaled && k < hi {
+				if m, ok := scaleWords[toks[k].norm]; ok && len(toks[k].norm) > 1 {
+					hs, hScaled = m, true
+					if m == 1e5 || m == 1e7 {
+						a.currency = orDefault(a.currency, "INR")
+					}
+					k++
+				}
+			}
+			if !scaled && hScaled {
+				scale, scaled = hs, true
+			}
+			if !hScaled {
+				hs = scale
+			}
+			a.high = high * hs
+			j = k
+		}
+	}
+	a.value *= scale
+	if j < hi && toks[j].kind&kCurrency != 0 {
+		a.currency = orDefault(a.currency, currencyWords[toks[j].norm])
+		j++
+	}
+	// Period: "a month", "per year", "/month", "pm".
+	if j < hi {
+		if p, ok := periodWords[toks[j].norm]; ok && (toks[j].norm == "pm" || toks[j].norm == "pa" || strings.HasSuffix(toks[j].norm, "ly") || toks[j].norm == "annually") {
+			a.per = p
+			j++
+		} else if j+1 < hi && (toks[j].norm == "a" || toks[j].norm == "per" || toks[j].norm == "every" || toks[j].norm == "each") {
+			if p, ok := periodWords[toks[j+1].norm]; ok {
+				a.per = p
+				j += 2
+			}
+		}
+	}
+	a.end = j
+	if a.currency == "" && !scaled {
+		return amount{}, false
+	}
+	if a.currency == "" && scale > 1e3 {
+		// "10m downloads" is a count; "50k" stays possible money for the
+		// caller to judge from context.
+		return amount{}, false
+	}
+	return a, true
+}
+
+func orDefault(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
+}
+
+// formatAmount renders an amount for a reading: "INR 800,000 a month".
+func formatAmount(a amount) string {
+	s := groupDigits(a.value)
+	if a.high > 0 {
+		s += "–" + groupDigits(a.high)
+	}
+	if a.currency != "" {
+		s = a.currency + " " + s
+	}
+	if a.per != "" {
+		s += " per " + a.per
+	}
+	return s
+}
+
+func groupDigits(v float64) string {
+	if v != float64(int64(v)) {
+		return strconv.FormatFloat(v, 'f', 2, 64)
+	}
+	d := strconv.FormatInt(int64(v), 10)
+	var b strings.Builder
+	for i, c := range d {
+		if i > 0 && (len(d)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+// Context words around an amount decide what it is.
+var (
+	budgetCues = map[string]bool{
+		"budget": true, "budgeted": true, "spend": true, "spending": true, "afford": true, "invest": true,
+		"investing": true, "pay": true, "paying": true, "allocated": true, "approved": true, "sanctioned": true,
+		"earmarked": true, "upto": true, "tak": true, "max": true, "maximum": true, "within": true,
+		"range": true, "fine": true, "ok": true, "okay": true, "theek": true, "thik": true, "works": true,
+		"justified": true, "comfortable": true, "aside": true, "reserved": true, "sign": true, "cap": true,
+		"ceiling": true, "affordable": true, "acceptable": true, "reasonable": true, "loan": true,
+	}
+	costCues = map[string]bool{
+		"costs": true, "cost": true, "costing": true, "lose": true, "losing": true, "lost": true,
+		"loss": true, "losses": true, "wasting": true, "waste": true,
+	}
+	notBudgetCues = map[string]bool{
+		"cover": true, "coverage": true, "assured": true, "revenue": true, "turnover": true, "salary": true,
+		"ctc": true, "returns": true, "saving": true, "savings": true, "save": true, "followers": true,
+		"sales": true, "gmv": true, "funding": true, "raised": true, "valuation": true,
+	}
+)
+
+// moneyFindings reads the amounts of one sentence.
+func moneyFindings(t *turnText, s *sentence, out []finding) ([]finding, []amount) {
+	amts := parseAmounts(t.toks, s.tokStart, s.tokEnd)
+	// A bare number right after "budget" is money too: "budget 6000 per month".
+	for i := s.tokStart; i+1 < s.tokEnd; i++ {
+		if t.toks[i].norm != "budget" {
+			continue
+		}
+		j := i + 1
+		for j < s.tokEnd && j < i+4 && !t.toks[j].isNum {
+			switch t.toks[j].norm {
+			case "is", "of", "around", "about", "approximately", "roughly", "upto", "up", "to", "hai":
+				j++
+				continue
+			}
+			break
+		}
+		if j < s.tokEnd && t.toks[j].isNum && t.toks[j].num >= 100 && !coveredBy(amts, j) {
+			a, _ := bareAmount(t.toks, j, s.tokEnd)
+			amts = append(amts, a)
+		}
+	}
+	// A bare number answering "what's your budget?".
+	if len(amts) == 0 && t.asked.has(fBudget) && s.tokEnd-s.tokStart <= 8 {
+		for j := s.tokStart; j < s.tokEnd; j++ {
+			if t.toks[j].isNum && t.toks[j].num >= 100 && !t.toks[j].ordinal {
+				a, _ := bareAmount(t.toks, j, s.tokEnd)
+				amts = append(amts, a)
+				break
+			}
+		}
+	}
+	if len(amts) == 0 {
+		return out, nil
+	}
+	var budget, cost, notBudget bool
+	for i := s.tokStart; i < s.tokEnd; i++ {
+		n := t.toks[i].norm
+		k := t.toks[i].kind
+		budget = budget || k&kBudgetCue != 0 || (n == "up" && i+1 < s.tokEnd && t.toks[i+1].norm == "to")
+		cost = cost || (k&kCostCue != 0 && i+1 < s.tokEnd && (t.toks[i+1].norm == "us" || t.toks[i+1].norm == "about" || t.toks[i+1].isNum))
+		notBudget = notBudget || k&kNotBudgetCue != 0
+	}
+	budget = budget || t.asked.has(fBudget) || bareFigure(t.toks, s, amts)
+	for _, a := range amts {
+		text := t.text[t.toks[a.start].start:t.toks[a.end-1].end]
+		f := finding{turn: t.index, order: orderOf(t.index, a.start), quote: quoteOf(t, s, a.start, a.end), offScope: t.offScope}
+		switch {
+		case cost && !budget:
+			f.f, f.level, f.reading = fMetrics, 80, "cost of the problem: "+text
+			out = append(out, f)
+			f.f, f.level = fPain, 70
+			out = append(out, f)
+			continue
+		case notBudget && !budget:
+			continue
+		case budget:
+			f.level, f.reading = 90, "explicit budget: "+text
+		case s.question:
+			f.level, f.reading = 45, "price expectation: "+text
+		default:
+			f.level, f.reading = 60, "amount mentioned: "+text
+		}
+		if a.high > 0 || a.currency != "" || a.per != "" {
+			f.reading += " (" + formatAmount(a) + ")"
+		}
+		f.f = fBudget
+		if isHedged(t.toks, a.start, a.end) {
+			f.level = hedge(f.level)
+		}
+		out = append(out, f)
+	}
+	return out, amts
+}
+
+// bareFigure: a sentence that is only an amount ("Around 60-70 lakhs.")
+// states a budget.
+func bareFigure(toks []token, s *sentence, amts []amount) bool {
+	if len(amts) != 1 {
+		return false
+	}
+	for i := s.tokStart; i < s.tokEnd; i++ {
+		if coveredBy(amts, i) {
+			continue
+		}
+		switch toks[i].norm {
+		case "around", "about", "approximately", "approx", "roughly", "somewhere", "maybe", "budget", "max", "tak", "hai", "is", "my", "our", "the", "upto", "up", "to":
+			continue
+		}
+		return false
+	}
+	return true
+}
+
+func coveredBy(amts []amount, i int) bool {
+	for _, a := range amts {
+		if i >= a.start && i < a.end {
+			return true
+		}
+	}
+	return false
+}
+
+// bareAmount reads a number with no currency as money, with its period.
+func bareAmount(toks []token, i, hi int) (amount, bool) {
+	a := amount{value: toks[i].num, start: i, end: i + 1}
+	if s, ok := scaleWords[toks[i].mult]; ok {
+		a.value *= s
+	}
+	j := i + 1
+	if j+1 < hi && (toks[j].norm == "a" || toks[j].norm == "per") {
+		if p, ok := periodWords[toks[j+1].norm]; ok {
+			a.per, a.end = p, j+2
+		}
+	}
+	return a, true
+}
+
+// sizeNouns follow a number that gives the size of a team or business.
+var sizeNouns = []string{
+	"person", "people", "employees", "employee", "staff", "members", "member", "agents", "seats",
+	"lawyers", "doctors", "nurses", "teachers", "stores", "outlets", "branches", "clinics", "hospitals",
+	"labs", "locations", "dealers", "clients", "websites", "sites", "reps", "salespeople", "schools",
+	"campuses", "properties", "trucks", "vehicles", "drivers", "beds", "rooms", "offices", "warehouses",
+	"franchises", "restaurants", "hotels", "counsellors", "counselors", "advisors", "brokers", "sellers",
+	"centres", "centers", "showrooms", "factories", "plants", "adults", "kids", "travellers", "travelers",
+	"guests", "pax", "users", "seat", "room", "bed", "desk", "desks", "store", "branch", "member",
+}
+
+var sizeNounSet = setOfWords(sizeNouns)
+
+// volumeNouns after a number describe the volume of the problem: metrics.
+var volumeNouns = setOfWords(classes["volume"])
+
+// targetVerbs make a number a goal rather than a fact.
+var targetVerbs = setOfWords([]string{
+	"cut", "reduce", "reducing", "increase", "increasing", "improve", "improving", "lift", "grow",
+	"boost", "double", "halve", "lower", "target", "goal", "achieve", "from",
+})
+
+func setOfWords(ws []string) map[string]bool {
+	m := make(map[string]bool, len(ws))
+	for _, w := range ws {
+		m[w] = true
+	}
+	return m
+}
+
+var timeUnits = setOfWords([]string{"hours", "hour", "minutes", "minute", "mins", "min", "seconds", "secs", "days"})
+var waitWords = setOfWords([]string{"response", "wait", "waiting", "hold", "handle", "resolution", "reply", "time", "turnaround", "takes", "take", "respond"})
+
+// numberFindings reads team sizes and metrics from the numbers of one
+// sentence that are not money.
+func numberFindings(t *turnText, s *sentence, amts []amount, out []finding) []finding {
+	target, waiting := false, false
+	for i := s.tokStart; i < s.tokEnd; i++ {
+		k := t.toks[i].kind
+		target = target || k&kTarget != 0 || (t.toks[i].norm == "get" && i+2 < s.tokEnd && t.toks[i+2].norm == "to")
+		waiting = waiting || k&kWait != 0
+	}
+	sizeSeen, metricSeen := false, false
+	for i := s.tokStart; i < s.tokEnd; i++ {
+		tk := &t.toks[i]
+		if !tk.isNum || tk.ordinal || coveredBy(amts, i) || nextToMonth(t.toks, i, s) {
+			continue
+		}
+		j := i + 1
+		if j < s.tokEnd && t.toks[j].norm == "+" {
+			j++
+		}
+		next := func(k int) string {
+			if k < s.tokEnd {
+				return t.toks[k].norm
+			}
+			return ""
+		}
+		text := t.text[tk.start:tk.end]
+		emit := func(f facet, level int, reading string, end int) {
+			out = append(out, finding{f: f, level: level, reading: reading, turn: t.index,
+				order: orderOf(t.index, i), quote: quoteOf(t, s, i, end), offScope: t.offScope})
+		}
+		switch {
+		case next(j) == "%" || next(j) == "percent":
+			if !metricSeen {
+				level, what := 70, "metric: "
+				if target {
+					level, what = 90, "target metric: "
+				}
+				emit(fMetrics, level, what+text+"%", j+1)
+				metricSeen = true
+			}
+		case volumeNouns[next(j)] || (volumeNouns[next(j+1)] && !sizeNounSet[next(j)]) || next(j) == "times":
+			end := j + 1
+			if !volumeNouns[next(j)] && next(j) != "times" {
+				end = j + 2
+			}
+			if sizeNounSet[next(j)] && !isPer(next(end)) {
+				emit(fSize, 75, "size: "+t.text[tk.start:t.toks[end-1].end], end)
+				sizeSeen = true
+				continue
+			}
+			if !metricSeen {
+				level, what := 70, "volume: "
+				if target {
+					level, what = 90, "target: "
+				}
+				text := t.text[tk.start:t.toks[end-1].end]
+				emit(fMetrics, level, what+text, end)
+				metricSeen = true
+				if perDay(tk.num, next(end), next(end+1)) >= workloadPerDay {
+					emit(fPain, 55, "workload: "+text+" "+t.text[t.toks[end].start:t.toks[end+1].end], end+2)
+				}
+			}
+		case sizeNounSet[next(j)] || (sizeNounSet[next(j+1)] && !t.toks[min(j, s.tokEnd-1)].isNum):
+			end := j + 1
+			if !sizeNounSet[next(j)] {
+				end = j + 2
+			}
+			if !sizeSeen {
+				emit(fSize, 75, "size: "+t.text[tk.start:t.toks[end-1].end], end)
+				sizeSeen = true
+			}
+		case isPer(next(j)) && periodWords[next(j+1)] != "" && tk.num >= 10:
+			if !metricSeen {
+				text := t.text[tk.start:t.toks[j+1].end]
+				emit(fMetrics, 65, "volume: "+text, j+2)
+				metricSeen = true
+				if perDay(tk.num, next(j), next(j+1)) >= workloadPerDay {
+					emit(fPain, 55, "workload: "+text, j+2)
+				}
+			}
+		case timeUnits[next(j)] && waiting:
+			if !metricSeen {
+				emit(fMetrics, 70, "time metric: "+t.text[tk.start:t.toks[j].end], j+1)
+				metricSeen = true
+			}
+		}
+	}
+	// "team of 12"
+	for i := s.tokStart; i+2 < s.tokEnd && !sizeSeen; i++ {
+		if t.toks[i].norm == "team" && t.toks[i+1].norm == "of" && t.toks[i+2].isNum {
+			out = append(out, finding{f: fSize, level: 75, reading: "size: team of " + t.text[t.toks[i+2].start:t.toks[i+2].end],
+				turn: t.index, order: orderOf(t.index, i), quote: quoteOf(t, s, i, i+3), offScope: t.offScope})
+			sizeSeen = true
+		}
+	}
+	return out
+}
+
+// workloadPerDay is the volume of their own work (tickets, calls, orders a
+// day) from which a visitor describing it is describing a pain: at 20 a day
+// someone spends real time on it; "10 orders a week" is a small shop's
+// normal.
+const workloadPerDay = 20
+
+// perDay converts "N a week" and the like to a daily rate; 0 when no
+// period is given.
+func perDay(n float64, per, period string) float64 {
+	if !isPer(per) {
+		return 0
+	}
+	switch periodWords[period] {
+	case "day":
+		return n
+	case "week":
+		return n / 7
+	case "month":
+		return n / 30
+	case "year":
+		return n / 365
+	case "hour":
+		return n * 8
+	}
+	return 0
+}
+
+func isPer(w string) bool { return w == "a" || w == "per" || w == "every" || w == "each" || w == "an" }
+
+func nextToMonth(toks []token, i int, s *sentence) bool {
+	if i+1 < s.tokEnd && toks[i+1].kind&kMonth != 0 {
+		return true
+	}
+	if i > s.tokStart && toks[i-1].kind&kMonth != 0 {
+		return true
+	}
+	return toks[i].year
+}
+
+var classSets = func() map[string]map[string]bool {
+	m := map[string]map[string]bool{}
+	for k, v := range classes {
+		m[k] = setOfWords(v)
+	}
+	return m
+}()
+
+func classSet(name string) map[string]bool { return classSets[name] }

@@ -1,0 +1,191 @@
+package score
+
+// roleInfo is what a job title says about its holder's buying power.
+type roleInfo struct {
+	authority int // power to decide on a purchase like this
+	economic  int // control of the money (MEDDIC's economic buyer)
+	process   int // owns a buying process (procurement)
+}
+
+// roles maps the head word of a title to its strength. Owners and the
+// C-suite decide; VPs, directors and heads usually own their function's
+// budget; managers recommend; individual contributors and students
+// research.
+var roles = map[string]roleInfo{
+	"ceo": {95, 90, 0}, "founder": {95, 90, 0}, "founders": {95, 90, 0}, "cofounder": {95, 90, 0},
+	"owner": {95, 90, 0}, "owners": {95, 90, 0}, "proprietor": {95, 90, 0}, "promoter": {90, 90, 0},
+	"president": {90, 85, 0}, "chairman": {90, 85, 0}, "chairperson": {90, 85, 0}, "md": {95, 90, 0},
+	"partner": {85, 80, 0}, "partners": {85, 80, 0}, "principal": {85, 80, 0}, "cxo": {90, 85, 0},
+	"cfo": {90, 95, 0}, "coo": {90, 85, 0}, "cto": {85, 75, 0}, "cmo": {85, 75, 0}, "cio": {85, 75, 0},
+	"cro": {85, 80, 0}, "chro": {85, 75, 0}, "chief": {90, 85, 0}, "entrepreneur": {85, 85, 0},
+	"businessman": {85, 85, 0}, "solopreneur": {85, 85, 0},
+	"vp": {85, 75, 0}, "svp": {85, 80, 0}, "evp": {85, 80, 0}, "avp": {70, 55, 0}, "director": {85, 75, 0},
+	"directors": {85, 75, 0}, "head": {85, 75, 0}, "hod": {80, 65, 0}, "gm": {80, 70, 0},
+	"manager": {60, 40, 0}, "lead": {55, 35, 0}, "supervisor": {50, 30, 0}, "incharge": {55, 35, 0},
+	"procurement": {70, 55, 60}, "purchase": {70, 55, 60}, "purchasing": {70, 55, 60}, "buyer": {65, 50, 55},
+	"executive": {35, 25, 0}, "analyst": {30, 20, 0}, "associate": {35, 25, 0}, "assistant": {30, 20, 0},
+	"coordinator": {35, 25, 0}, "admin": {35, 25, 0}, "administrator": {40, 30, 0}, "specialist": {35, 25, 0},
+	"consultant": {40, 30, 0}, "engineer": {35, 25, 0}, "developer": {35, 25, 0}, "designer": {35, 25, 0},
+	"rep": {35, 20, 0}, "representative": {35, 20, 0}, "trainee": {15, 5, 0}, "intern": {10, 5, 0},
+	"student": {10, 5, 0}, "independent": {75, 75, 0}, "freelance": {75, 75, 0}, "freelancer": {75, 75, 0},
+	"solo": {75, 75, 0},
+}
+
+// roleWords are in the vocabulary, so the typo corrector leaves them alone.
+var roleWords = keys(roles)
+
+// stopScan ends the search for a title after "I am": "I'm looking for a
+// manager" is not a manager.
+var stopScan = []string{
+	"looking", "searching", "planning", "trying", "going", "building", "writing", "doing", "working",
+	"calling", "asking", "interested", "curious", "based", "from", "with", "for", "to", "at", "in", "on",
+	"and", "but", "just", "also", "really", "very", "so", "because", "here", "there", "sure", "happy",
+	"glad", "thinking", "wondering", "reaching", "checking", "exploring", "hoping", "considering",
+	"new", "sorry", "afraid", "fine", "ok", "okay", "good", "not", "currently", "still", "back", "hiring",
+	"contact", "talking", "speaking", "leaving", "getting", "having", "waiting", "like",
+}
+
+var stopScanSet = setOfWords(stopScan)
+
+// roleFindings reads the titles visitors give themselves: "I'm the Head of
+// Support", "I'm one of the two partners", "This is Priya, founder of X",
+// "main owner hoon", "CEO here". Titles of other people ("our CEO") are
+// left to the dependence rules.
+func roleFindings(t *turnText, s *sentence, out []finding) []finding {
+	toks := t.toks
+	for i := s.tokStart; i < s.tokEnd; i++ {
+		n := toks[i].norm
+		start := -1
+		crossClause := false
+		hindi := false
+		switch {
+		case n == "i" && i+1 < s.tokEnd && toks[i+1].norm == "am":
+			start = i + 2
+		case n == "i" && i+1 < s.tokEnd && (toks[i+1].norm == "head" || toks[i+1].norm == "manage" || toks[i+1].norm == "lead" || toks[i+1].norm == "handle"):
+			level := map[string]int{"head": 85, "manage": 60, "lead": 55, "handle": 40}[toks[i+1].norm]
+			out = appendRole(out, t, s, i, i+2, roleInfo{level, level - 20, 0}, false)
+			i++
+			continue
+		case n == "as" && i+1 < s.tokEnd && (toks[i+1].norm == "the" || toks[i+1].norm == "a" || toks[i+1].norm == "an"):
+			start = i + 2
+		case n == "this" && i+2 < s.tokEnd && toks[i+1].norm == "is" && toks[i+2].upper:
+			start, crossClause = i+3, true
+		case n == "main" && i == s.tokStart:
+			start, hindi = i+1, true
+		case (n == "role" || n == "title" || n == "designation") && i > s.tokStart && toks[i-1].norm == "my" && i+1 < s.tokEnd && toks[i+1].norm == "is":
+			start = i + 2
+		case n == "work" && i > s.tokStart && toks[i-1].norm == "i" && i+1 < s.tokEnd && toks[i+1].norm == "as":
+			start = i + 2
+		}
+		if i+1 < s.tokEnd && i <= s.tokStart+1 && toks[i+1].norm == "here" {
+			if info, ok := roles[n]; ok {
+				out = appendRole(out, t, s, i, i+1, info, false)
+				continue
+			}
+		}
+		if start < 0 {
+			continue
+		}
+		negated := false
+		for k := start; k < s.tokEnd && k < start+6; k++ {
+			w := toks[k].norm
+			if !crossClause && toks[k].clause != toks[start-1].clause {
+				break
+			}
+			if w == "not" {
+				negated = true
+				continue
+			}
+			info, ok := roles[w]
+			if ok {
+				if hindi && !(k+1 < s.tokEnd && isHindiCopula(toks[k+1].norm)) {
+					break
+				}
+				info = refineRole(toks, k, info)
+				end := roleEnd(toks, k, s)
+				first := start
+				for first < k && (toks[first].norm == "the" || toks[first].norm == "a" || toks[first].norm == "an" || toks[first].norm == "not" || (hindi && (toks[first].norm == "hi" || toks[first].norm == "bhi"))) {
+					first++
+				}
+				out = appendRole(out, t, s, first, end, info, negated)
+				i = k
+				break
+			}
+			if stopScanSet[w] {
+				break
+			}
+		}
+	}
+	return out
+}
+
+// roleEnd extends a title over its "of" phrase ("Head of Customer
+// Success"), but not over an article ("CEO of a 200-person company").
+func roleEnd(toks []token, k int, s *sentence) int {
+	end := k + 1
+	if end < s.tokEnd && titleNouns[toks[end].norm] {
+		end++ // "procurement officer", "purchase manager"
+	}
+	if end+1 >= s.tokEnd || toks[end].norm != "of" {
+		return end
+	}
+	j := end + 1
+	for j < s.tokEnd && j < end+4 && toks[j].clause == toks[k].clause && !toks[j].isNum && !stopScanSet[toks[j].norm] &&
+		toks[j].norm != "a" && toks[j].norm != "an" && toks[j].norm != "the" && toks[j].norm != "our" && toks[j].norm != "my" {
+		j++
+	}
+	if j == end+1 {
+		return end
+	}
+	return j
+}
+
+var titleNouns = setOfWords([]string{"officer", "manager", "head", "lead", "executive", "director", "specialist", "coordinator", "analyst", "engineer", "owner", "partner"})
+
+func isHindiCopula(w string) bool {
+	return w == "hoon" || w == "hu" || w == "hun" || w == "h" || w == "hai" || w == "hoo"
+}
+
+// refineRole reads two-word titles from the word before the head word.
+func refineRole(toks []token, k int, info roleInfo) roleInfo {
+	if k == 0 {
+		return info
+	}
+	switch toks[k-1].norm + " " + toks[k].norm {
+	case "managing director":
+		return roles["md"]
+	case "general manager":
+		return roles["gm"]
+	case "vice president":
+		return roles["vp"]
+	case "business owner":
+		return roles["owner"]
+	case "account manager", "project manager", "product manager", "community manager":
+		return roleInfo{55, 35, 0}
+	}
+	return info
+}
+
+func appendRole(out []finding, t *turnText, s *sentence, start, end int, info roleInfo, negated bool) []finding {
+	text := t.text[t.toks[start].start:t.toks[end-1].end]
+	reading := "role: " + text
+	base := finding{turn: t.index, order: orderOf(t.index, start), quote: quoteOf(t, s, start, end), offScope: t.offScope}
+	add := func(f facet, level int) {
+		if level <= 0 {
+			return
+		}
+		x := base
+		x.f, x.level, x.reading = f, level, reading
+		if negated {
+			x.level = min(level, 25)
+			x.reading = "not: " + text
+		}
+		out = append(out, x)
+	}
+	add(fAuthority, info.authority)
+	add(fEconomic, info.economic)
+	if !negated {
+		add(fProcess, info.process)
+	}
+	return out
+}

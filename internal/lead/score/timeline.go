@@ -1,0 +1,266 @@
+package score
+
+import (
+	"time"
+)
+
+// durationUnits are the days in one unit of a relative timeline.
+var durationUnits = map[string]float64{
+	"day": 1, "days": 1, "din": 1, "week": 7, "weeks": 7, "hafte": 7, "hafton": 7, "hafta": 7,
+	"month": 30, "months": 30, "mahine": 30, "mahina": 30, "mahino": 30, "year": 365, "years": 365,
+	"saal": 365, "quarter": 91, "quarters": 91,
+}
+
+var numberWords = map[string]float64{
+	"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+	"ten": 10, "eleven": 11, "twelve": 12, "couple": 2, "few": 3, "ek": 1, "do": 2, "teen": 3, "char": 4,
+}
+
+// leadIn words introduce a relative timeline: "in 2 weeks", "within 6 weeks".
+var leadIn = setOfWords([]string{"in", "within", "next", "under", "inside", "agle", "coming"})
+
+// fillers may sit between the lead-in and the number.
+var fillers = setOfWords([]string{"about", "around", "approximately", "approx", "roughly", "the", "a", "less", "than", "max", "maximum", "just", "only", "like", "of"})
+
+// levelForDays turns a distance in days into a timeline strength: the
+// sooner they mean to act, the more sales-ready they are.
+func levelForDays(days float64) int {
+	switch {
+	case days <= 7:
+		return 95
+	case days <= 21:
+		return 90
+	case days <= 45:
+		return 80
+	case days <= 100:
+		return 65
+	case days <= 200:
+		return 50
+	case days <= 400:
+		return 30
+	}
+	return 10
+}
+
+// timeFindings reads relative durations and calendar dates in a sentence.
+// Without a reference time a calendar date still shows a plan, so it gets
+// a middle strength; with one it is scored by how far away it is.
+func timeFindings(t *turnText, s *sentence, now time.Time, out []finding) []finding {
+	toks := t.toks
+	emit := func(level int, reading string, start, end int) {
+		if isHedged(toks, start, end) {
+			level = hedge(level)
+			reading = "hedged: " + reading
+		}
+		if isNegated(toks, start, end) {
+			out = append(out, finding{f: fTimeline, deny: true, reading: "denies: " + reading, turn: t.index,
+				order: orderOf(t.index, start), quote: quoteOf(t, s, start, end), offScope: t.offScope})
+			return
+		}
+		out = append(out, finding{f: fTimeline, level: level, reading: reading, turn: t.index,
+			order: orderOf(t.index, start), quote: quoteOf(t, s, start, end), offScope: t.offScope})
+	}
+	span := func(a, b int) string { return t.text[toks[a].start:toks[b-1].end] }
+	months := classSet("month")
+	for i := s.tokStart; i < s.tokEnd; i++ {
+		n := toks[i].norm
+		// "in 2 weeks", "within 6 weeks", "in 2-3 months", "next two weeks".
+		if toks[i].kind&kLeadIn != 0 {
+			j := i + 1
+			for j < s.tokEnd && toks[j].kind&kFiller != 0 {
+				j++
+			}
+			if v, k, ok := numberAt(toks, j, s.tokEnd); ok && k < s.tokEnd && toks[k].kind&kDuration != 0 {
+				if u, ok := durationUnits[toks[k].norm]; ok {
+					days := v * u
+					emit(levelForDays(days), "timeline: "+span(i, k+1), i, k+1)
+					i = k
+					continue
+				}
+			}
+		}
+		// Hindi order: "2 hafte mein", "6 mahine me".
+		if v, k, ok := numberAt(toks, i, s.tokEnd); ok && k+1 < s.tokEnd && toks[k].kind&kDuration != 0 {
+			if u, ok := durationUnits[toks[k].norm]; ok && (toks[k+1].norm == "mein" || toks[k+1].norm == "me" || toks[k+1].norm == "main") {
+				emit(levelForDays(v*u), "timeline: "+span(i, k+2), i, k+2)
+				i = k + 1
+				continue
+			}
+		}
+		// Calendar months: "by March", "15 March", "before June", "in December".
+		if toks[i].kind&kMonth != 0 && monthIsDate(toks, i, s) {
+			start, end := i, i+1
+			day := 0
+			if i > s.tokStart && toks[i-1].isNum && toks[i-1].num >= 1 && toks[i-1].num <= 31 {
+				start, day = i-1, int(toks[i-1].num)
+				// "12 to 18 February": the range starts earlier.
+				if start-2 >= s.tokStart && toks[start-1].norm == "to" && toks[start-2].isNum {
+					start, day = start-2, int(toks[start-2].num)
+				}
+			} else if i+1 < s.tokEnd && toks[i+1].isNum && toks[i+1].num >= 1 && toks[i+1].num <= 31 && toks[i+1].clause == toks[i].clause {
+				end, day = i+2, int(toks[i+1].num)
+			}
+			year := 0
+			if end < s.tokEnd && toks[end].year {
+				year = int(toks[end].num)
+				end++
+			}
+			prep := ""
+			if start > s.tokStart {
+				prep = toks[start-1].norm
+				if prep == "the" && start-1 > s.tokStart {
+					prep = toks[start-2].norm
+				}
+			}
+			level := 70
+			if !now.IsZero() {
+				level = levelForDays(daysUntil(now, monthIndex(n), day, year, prep))
+			}
+			if prep != "" && (prep == "by" || prep == "before" || prep == "until" || prep == "till" || prep == "in" || prep == "on" || prep == "during") {
+				start--
+			}
+			emit(level, "date: "+span(start, end), start, end)
+			i = end - 1
+			continue
+		}
+		// Quarters: "by end of Q2", "in Q3".
+		if len(n) == 2 && n[0] == 'q' && n[1] >= '1' && n[1] <= '4' && i > s.tokStart {
+			level := 65
+			if !now.IsZero() {
+				level = levelForDays(daysUntil(now, int(n[1]-'0')*3, 0, 0, "by"))
+			}
+			emit(level, "date: "+span(i-1, i+1), i-1, i+1)
+			continue
+		}
+		// "on the 15th": a day of this or next month.
+		if toks[i].ordinal && toks[i].num <= 31 && i > s.tokStart && (toks[i-1].norm == "the" || toks[i-1].norm == "on") &&
+			!(i+1 < s.tokEnd && months[toks[i+1].norm]) && !(i+2 < s.tokEnd && toks[i+1].norm == "of" && months[toks[i+2].norm]) {
+			emit(85, "date: "+span(i-1, i+1), i-1, i+1)
+			continue
+		}
+		// A bare year: "by 2027".
+		if toks[i].year && i > s.tokStart &&
+			(toks[i-1].norm == "in" || toks[i-1].norm == "by" || toks[i-1].norm == "before" || toks[i-1].norm == "until" || toks[i-1].norm == "during") {
+			level := 40
+			if !now.IsZero() {
+				level = levelForDays(daysUntil(now, 6, 30, int(toks[i].num), "in"))
+			}
+			emit(level, "date: "+span(i-1, i+1), i-1, i+1)
+		}
+	}
+	return out
+}
+
+// numberAt reads a number at toks[i]: digits, a number word, or a range
+// ("2-3", "2 to 3"), whose middle is used.
+func numberAt(toks []token, i, hi int) (float64, int, bool) {
+	if i >= hi {
+		return 0, i, false
+	}
+	var v float64
+	switch {
+	case toks[i].isNum && !toks[i].ordinal && toks[i].mult == "":
+		v = toks[i].num
+	case numberWords[toks[i].norm] > 0:
+		v = numberWords[toks[i].norm]
+	default:
+		return 0, i, false
+	}
+	j := i + 1
+	if j < hi && toks[j].norm == "of" && toks[i].norm == "couple" {
+		j++
+	}
+	if j+1 < hi && toks[j].norm == "to" {
+		if w, k, ok := numberAt(toks, j+1, hi); ok && w > v {
+			return (v + w) / 2, k, true
+		}
+	}
+	return v, j, true
+}
+
+// monthIsDate tells a month name from the same word used otherwise ("we may
+// look", "march on"): it needs a day number, a year or a time preposition.
+func monthIsDate(toks []token, i int, s *sentence) bool {
+	if i > s.tokStart && toks[i-1].isNum && toks[i-1].num <= 31 {
+		return true
+	}
+	if i+1 < s.tokEnd && toks[i+1].isNum && (toks[i+1].num <= 31 || toks[i+1].year) && toks[i+1].clause == toks[i].clause {
+		return true
+	}
+	if i == s.tokStart {
+		return false
+	}
+	switch toks[i-1].norm {
+	case "in", "by", "before", "until", "till", "from", "of", "mid", "early", "late", "end", "during", "this", "next", "coming", "on", "since":
+		return true
+	case "the":
+		n := toks[i].norm
+		return n != "may" && n != "march" && n != "mar"
+	}
+	return false
+}
+
+func monthIndex(name string) int {
+	switch name[:3] {
+	case "jan":
+		return 1
+	case "feb":
+		return 2
+	case "mar":
+		return 3
+	case "apr":
+		return 4
+	case "may":
+		return 5
+	case "jun":
+		return 6
+	case "jul":
+		return 7
+	case "aug":
+		return 8
+	case "sep":
+		return 9
+	case "oct":
+		return 10
+	case "nov":
+		return 11
+	}
+	return 12
+}
+
+// daysUntil is the distance from now to a month (and day) the visitor
+// named. "by"/"before"/"until" a month mean its start or end; "in" a month
+// means its middle. A month already past this year means next year's.
+func daysUntil(now time.Time, month, day, year int, prep string) float64 {
+	explicitYear := year != 0
+	if !explicitYear {
+		year = now.Year()
+	}
+	d := day
+	if d == 0 {
+		switch prep {
+		case "before":
+			d = 1
+		case "by", "until", "till", "end", "of":
+			d = daysIn(year, month)
+		default:
+			d = 15
+		}
+	}
+	if d > daysIn(year, month) {
+		d = daysIn(year, month)
+	}
+	target := time.Date(year, time.Month(month), d, 0, 0, 0, 0, now.Location())
+	if !explicitYear && target.Before(now.AddDate(0, 0, -15)) {
+		target = target.AddDate(1, 0, 0)
+	}
+	days := target.Sub(now).Hours() / 24
+	if days < 0 {
+		days = 0
+	}
+	return days
+}
+
+func daysIn(year, month int) int {
+	return time.Date(year, time.Month(month)+1, 0, 0, 0, 0, 0, time.UTC).Day()
+}
