@@ -6,7 +6,6 @@ package chat
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -121,10 +120,6 @@ func New(db *store.DB, bots *bot.Service, bill *billing.Service, ret *retrieval.
 	return &Service{db: db, bots: bots, billing: bill, retrieval: ret, answerer: answerer, queue: queue,
 		clock: clk, log: log.With("component", "chat"), opts: opts}
 }
-
-// Answerer returns the configured answerer (seed questions and tone
-// previews use it too).
-func (s *Service) Answerer() Answerer { return s.answerer }
 
 // Request is one visitor message.
 type Request struct {
@@ -272,14 +267,6 @@ func (ex *Exchange) Run(ctx context.Context, emit func(string) error) (*Reply, e
 		Answered: ans.Answered, Preview: p.req.Preview, Credits: p.cost}, nil
 }
 
-// Abandon releases an Exchange that will not be Run (the client left
-// before the reply started).
-func (ex *Exchange) Abandon(cause error) {
-	if !ex.Offline {
-		ex.s.fail(ex.p, cause)
-	}
-}
-
 // MessageID is the assistant message's id, known before the reply.
 func (ex *Exchange) MessageID() string { return ex.p.msgPublic }
 
@@ -330,6 +317,3 @@ func snippet(s string, n int) string {
 }
 
 func roundScore(f float64) float64 { return float64(int64(f*1e4+0.5)) / 1e4 }
-
-// errAbandoned marks a reply the client did not wait for.
-var errAbandoned = errors.New("chat: client went away")

@@ -246,7 +246,7 @@ func failureKind(err error) string {
 		return e.Kind.String()
 	}
 	switch {
-	case errors.Is(err, errAbandoned), errors.Is(err, context.Canceled):
+	case errors.Is(err, context.Canceled):
 		return "client_gone"
 	case errors.Is(err, context.DeadlineExceeded):
 		return "timeout"
