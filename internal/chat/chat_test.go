@@ -1,7 +1,6 @@
 package chat_test
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -392,5 +391,4 @@ func TestEscaper(t *testing.T) {
 	if b.String() != "x\n\\METADATA: y\n\\\\z" {
 		t.Fatalf("byte by byte: %q", b.String())
 	}
-	_ = bufio.ScanLines
 }
