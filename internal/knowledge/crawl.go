@@ -261,6 +261,13 @@ func (s *Service) finishCrawl(ctx context.Context, c *Crawl, h *crawlHandler, su
 	}
 	h.flush(wctx, true)
 	h.flushing.Store(false)
+	if status == CrawlCompleted && h.indexed > 0 && s.afterCrawl != nil {
+		// Best effort: a crawl that indexed pages refreshes what is
+		// derived from them (the brand tone, unless its owner set it),
+		// before the crawl reads as completed, so whoever waits for
+		// "completed" sees the refreshed values.
+		s.afterCrawl(wctx, c.WorkspaceID, c.BotID)
+	}
 	now := s.clock.Now()
 	err := s.db.Tx(wctx, func(tx *sqlx.Tx) error {
 		var errText any
@@ -281,11 +288,6 @@ func (s *Service) finishCrawl(ctx context.Context, c *Crawl, h *crawlHandler, su
 				"pages_failed": h.failed}})
 		return err
 	})
-	if err == nil && status == CrawlCompleted && h.indexed > 0 && s.afterCrawl != nil {
-		// Best effort: a crawl that indexed pages refreshes what is
-		// derived from them (the brand tone, unless its owner set it).
-		s.afterCrawl(wctx, c.WorkspaceID, c.BotID)
-	}
 	return err
 }
 
