@@ -28,6 +28,8 @@ import (
 	"concierge/internal/impersonation"
 	"concierge/internal/jobs"
 	"concierge/internal/knowledge"
+	"concierge/internal/lead"
+	"concierge/internal/lead/emailcheck"
 	"concierge/internal/mail"
 	"concierge/internal/operator"
 	"concierge/internal/payment"
@@ -52,6 +54,12 @@ type Options struct {
 	Chat      chat.Options
 	// Answerer replaces the configured answerer (tests).
 	Answerer chat.Answerer
+	Leads    lead.Options
+	// EmailResolver answers the e-mail checks' DNS lookups (tests inject
+	// one; nil is the system resolver). EmailProvider is an external
+	// verification service (nil: none).
+	EmailResolver emailcheck.Resolver
+	EmailProvider emailcheck.Provider
 	// Outbound adjusts the guarded client for customer URLs (tests inject
 	// a resolver and a recording dialer); Allow still comes from config.
 	Outbound    safehttp.Options
@@ -81,6 +89,7 @@ type App struct {
 	Retrieval     *retrieval.Service
 	Knowledge     *knowledge.Service
 	Chat          *chat.Service
+	Leads         *lead.Service
 	Mailer        mail.Mailer
 	Limiter       ratelimit.Limiter
 	HTTP          *httpapi.Server
@@ -223,6 +232,14 @@ func New(ctx context.Context, cfg config.Config, opts Options) (_ *App, err erro
 	a.Chat = chat.New(a.DB, a.Bots, a.Billing, a.Retrieval, answerer, a.Queue, a.Clock, a.Log, opts.Chat)
 	a.Chat.RegisterJobs(a.Pool)
 	a.Knowledge.SetAfterCrawl(a.Chat.RefreshTone)
+	checker, err := emailcheck.New(emailcheck.Config{Resolver: opts.EmailResolver, Provider: opts.EmailProvider,
+		Clock: a.Clock, Logger: a.Log})
+	if err != nil {
+		return nil, err
+	}
+	a.Leads = lead.New(lead.Deps{DB: a.DB, Billing: a.Billing, Bots: a.Bots, Queue: a.Queue, Checker: checker,
+		Clock: a.Clock, Logger: a.Log}, opts.Leads)
+	a.Leads.RegisterJobs(a.Pool)
 
 	trusted, err := cfg.TrustedProxyPrefixes()
 	if err != nil {
@@ -237,6 +254,7 @@ func New(ctx context.Context, cfg config.Config, opts Options) (_ *App, err erro
 		Subscriptions:    a.Subscriptions,
 		Knowledge:        a.Knowledge,
 		Chat:             a.Chat,
+		Leads:            a.Leads,
 		Ready:            a.DB.Ping,
 		Limiter:          a.Limiter,
 		Limits:           limits,
@@ -303,6 +321,9 @@ func (a *App) Serve(ctx context.Context, ln net.Listener) error {
 	}
 	if err := a.Knowledge.EnsureScheduled(ctx); err != nil {
 		return fmt.Errorf("app: schedule auto-recrawl: %w", err)
+	}
+	if err := a.Leads.EnsureScheduled(ctx); err != nil {
+		return fmt.Errorf("app: schedule lead rescoring: %w", err)
 	}
 	a.Pool.Start()
 	errc := make(chan error, 1)

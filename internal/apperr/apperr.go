@@ -176,3 +176,14 @@ type LimitReached struct {
 func (e *LimitReached) Error() string {
 	return fmt.Sprintf("plan limit reached: %s (%d)", e.Limit, e.Max)
 }
+
+// Refused is a 409 for an action the resource's current state does not
+// allow, with a machine-readable code (e.g. a follow-up to an address
+// validation found undeliverable). Extra fields join the detail object.
+type Refused struct {
+	Code    string
+	Message string
+	Extra   map[string]any
+}
+
+func (e *Refused) Error() string { return "refused: " + e.Code + ": " + e.Message }

@@ -212,9 +212,19 @@ func TestDeleteLeavesNothingBehind(t *testing.T) {
 			"X-API-Key", key); r.Status != 200 {
 			t.Fatalf("chat: %d %s", r.Status, r.Body)
 		}
+		bk := a.Do(t, "GET", fmt.Sprintf("/bots/%d", id), nil, "X-API-Key", key).JSON(t)["bot_key"].(string)
+		lead := a.Do(t, "POST", "/chat/lead-capture", map[string]any{"name": "Lead", "email": "lead@buyer.io"}, "X-Bot-Key", bk)
+		if lead.Status != 200 {
+			t.Fatalf("lead: %d %s", lead.Status, lead.Body)
+		}
+		if r := a.Do(t, "POST", "/leads/"+lead.JSON(t)["session_id"].(string)+"/follow-up",
+			map[string]any{"subject": "Hello", "body": "Thanks for visiting."}, "X-API-Key", key); r.Status != 202 {
+			t.Fatalf("follow-up: %d %s", r.Status, r.Body)
+		}
 		before := testkit.RowsReferencing(t, a.DB, "bot_id", id)
 		if before["jobs"] < 3 || before["operators"] != 1 || before["events"] == 0 || before["documents"] != 1 ||
-			before["passages"] == 0 || before["chat_sessions"] != 1 || before["chat_messages"] != 2 || before["ingestions"] != 1 {
+			before["passages"] == 0 || before["chat_sessions"] != 2 || before["chat_messages"] != 2 || before["ingestions"] != 1 ||
+			before["leads"] != 1 || before["lead_follow_ups"] != 1 || before["lead_tier_changes"] != 1 {
 			t.Fatalf("setup did not create the dependants: %v", before)
 		}
 		otherBefore := testkit.RowsReferencing(t, a.DB, "bot_id", keep)

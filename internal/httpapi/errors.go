@@ -217,6 +217,7 @@ func (s *Server) toHTTP(ctx context.Context, err error) error {
 		ic  *apperr.InsufficientCredits
 		sr  *apperr.SubscriptionRequired
 		lr  *apperr.LimitReached
+		rf  *apperr.Refused
 		ae  *apperr.Error
 		hse huma.StatusError
 		le  *llm.Error
@@ -247,6 +248,12 @@ func (s *Server) toHTTP(ctx context.Context, err error) error {
 	case errors.As(err, &lr):
 		return &ErrorBody{status: http.StatusForbidden, Detail: map[string]any{
 			"error": "plan_limit_reached", "limit": lr.Limit, "max": lr.Max, "message": lr.Message}}
+	case errors.As(err, &rf):
+		detail := map[string]any{"error": rf.Code, "message": rf.Message}
+		for k, v := range rf.Extra {
+			detail[k] = v
+		}
+		return &ErrorBody{status: http.StatusConflict, Detail: detail}
 	case errors.As(err, &ae) && ae.Kind != apperr.KindInternal:
 		return s.kindError(ctx, ae, err)
 	case errors.As(err, &hse):

@@ -24,6 +24,7 @@ import (
 	"concierge/internal/chat"
 	"concierge/internal/impersonation"
 	"concierge/internal/knowledge"
+	"concierge/internal/lead"
 	"concierge/internal/operator"
 	"concierge/internal/ratelimit"
 	"concierge/internal/subscription"
@@ -50,6 +51,7 @@ type Deps struct {
 	Subscriptions *subscription.Service
 	Knowledge     *knowledge.Service
 	Chat          *chat.Service
+	Leads         *lead.Service
 	// Ready reports whether the process can serve (database reachable).
 	Ready   func(ctx context.Context) error
 	Limiter ratelimit.Limiter
@@ -77,6 +79,7 @@ type Server struct {
 	subscriptions *subscription.Service
 	knowledge     *knowledge.Service
 	chat          *chat.Service
+	leads         *lead.Service
 	ready         func(ctx context.Context) error
 	limiter       ratelimit.Limiter
 	limits        map[string]ratelimit.Limit
@@ -109,6 +112,7 @@ func New(d Deps) *Server {
 		subscriptions: d.Subscriptions,
 		knowledge:     d.Knowledge,
 		chat:          d.Chat,
+		leads:         d.Leads,
 		ready:         d.Ready,
 		limiter:       d.Limiter,
 		limits:        d.Limits,
@@ -268,6 +272,7 @@ func (s *Server) routes() {
 	s.chatRoutes()
 	s.assistRoutes()
 	s.widgetRoutes()
+	s.leadRoutes()
 }
 
 func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {

@@ -94,6 +94,8 @@ func NewApp(t testing.TB, e Engine, opts ...Option) *TestApp {
 		HashParams: &cheap,
 		Logger:     Logger(logs),
 		Jobs:       jobs.Options{PollInterval: 20 * time.Millisecond, BackoffBase: 50 * time.Millisecond},
+		// No test may touch the network: e-mail checks ask this DNS.
+		EmailResolver: NewResolver(),
 	}}
 	for _, v := range testLimitVars {
 		s.env["CONCIERGE_RATE_LIMIT_"+v] = "100000/m"

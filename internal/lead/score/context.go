@@ -154,8 +154,11 @@ func saysNotOffered(toks []token) bool {
 		case "sorry", "unfortunately", "apologies":
 			sorry = true
 		case "not":
+			// The business must be the subject ("we don't offer"): "I'm
+			// sorry, I don't have information about that" is a bot that
+			// does not know, not a refusal.
 			if i > 0 && (toks[i-1].norm == "do" || toks[i-1].norm == "does" || toks[i-1].norm == "can") &&
-				i+1 < len(toks) && notOffered[toks[i+1].norm] {
+				i+1 < len(toks) && notOffered[toks[i+1].norm] && weBefore(toks, i) {
 				not = true
 			}
 		case "only":
@@ -165,6 +168,16 @@ func saysNotOffered(toks []token) bool {
 		}
 	}
 	return sorry && not
+}
+
+// weBefore reports whether "we" is among the three words before toks[i].
+func weBefore(toks []token, i int) bool {
+	for k := max(0, i-3); k < i; k++ {
+		if toks[k].norm == "we" {
+			return true
+		}
+	}
+	return false
 }
 
 var notOffered = setOfWords([]string{

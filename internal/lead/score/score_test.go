@@ -436,3 +436,28 @@ func TestDevanagariStaysWhole(t *testing.T) {
 		t.Errorf("got %d tokens %q, want 4 whole words", len(toks), words)
 	}
 }
+
+// TestBotNotKnowingIsNotOutOfScope: the chat's own "I don't know" reply
+// ("I'm sorry, I don't have information about that.") is a bot without
+// the answer, not the business refusing the request; only "we don't
+// offer ..." is.
+func TestBotNotKnowingIsNotOutOfScope(t *testing.T) {
+	visitor := "I'm the CEO. We have $80k budget approved and must launch within 2 weeks; our churn problem is urgent."
+	for _, c := range []struct {
+		reply    string
+		outScope bool
+	}{
+		{"I'm sorry, I don't have information about that.", false},
+		{"Sorry, we don't offer churn analytics; we only sell help desk software.", true},
+		{"Unfortunately we do not provide that service.", true},
+	} {
+		res := Score(bot.Qualification{}, Input{Transcript: []Turn{{Role: "user", Text: visitor}, {Role: "assistant", Text: c.reply}}})
+		got := false
+		for _, o := range res.Overrides {
+			got = got || o.Rule == "out_of_scope"
+		}
+		if got != c.outScope {
+			t.Errorf("%q: out_of_scope %v, want %v (%s)", c.reply, got, c.outScope, res.Summary)
+		}
+	}
+}
