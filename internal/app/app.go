@@ -232,7 +232,13 @@ func New(ctx context.Context, cfg config.Config, opts Options) (_ *App, err erro
 	a.Chat = chat.New(a.DB, a.Bots, a.Billing, a.Retrieval, answerer, a.Queue, a.Clock, a.Log, opts.Chat)
 	a.Chat.RegisterJobs(a.Pool)
 	a.Knowledge.SetAfterCrawl(a.Chat.RefreshTone)
-	checker, err := emailcheck.New(emailcheck.Config{Resolver: opts.EmailResolver, Provider: opts.EmailProvider,
+	provider := opts.EmailProvider
+	if provider == nil && cfg.EmailVerifyURL != "" {
+		if provider, err = emailcheck.NewConfiguredHTTPProvider(cfg.EmailVerifyURL, cfg.EmailVerifyToken.Reveal()); err != nil {
+			return nil, fmt.Errorf("app: CONCIERGE_EMAIL_VERIFY_URL: %w", err)
+		}
+	}
+	checker, err := emailcheck.New(emailcheck.Config{Resolver: opts.EmailResolver, Provider: provider,
 		Clock: a.Clock, Logger: a.Log})
 	if err != nil {
 		return nil, err

@@ -87,6 +87,12 @@ type Config struct {
 	SMTPURL  Secret `env:"CONCIERGE_SMTP_URL"`
 	MailFrom string `env:"CONCIERGE_MAIL_FROM"`
 
+	// EmailVerifyURL is an optional external e-mail verification service
+	// (POST {"email"} → {"result", "reason"}); without it lead addresses
+	// get the local checks only. EmailVerifyToken is its bearer token.
+	EmailVerifyURL   string `env:"CONCIERGE_EMAIL_VERIFY_URL"`
+	EmailVerifyToken Secret `env:"CONCIERGE_EMAIL_VERIFY_TOKEN"`
+
 	Workers int `env:"CONCIERGE_WORKERS" envDefault:"4"`
 	// JobLease is how long a job stays claimed without a heartbeat: how
 	// soon another worker takes over the jobs of a crashed process.

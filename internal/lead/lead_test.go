@@ -3,10 +3,14 @@ package lead_test
 import (
 	"context"
 	"encoding/csv"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -495,3 +499,38 @@ func smtpMessages(s *mailtest.Server, to string) []mailtest.Received {
 }
 
 func smtpCount(s *mailtest.Server, to string) int { return len(smtpMessages(s, to)) }
+
+// TestConfiguredVerificationProvider: CONCIERGE_EMAIL_VERIFY_URL wires the
+// HTTP provider (bearer token, JSON both ways); a provider that breaks
+// lets the address through.
+func TestConfiguredVerificationProvider(t *testing.T) {
+	var calls atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		var in struct {
+			Email string `json:"email"`
+		}
+		if r.Header.Get("Authorization") != "Bearer tok-123" || json.NewDecoder(r.Body).Decode(&in) != nil {
+			http.Error(w, "unauthorised", http.StatusUnauthorized)
+			return
+		}
+		if strings.HasPrefix(in.Email, "broken@") {
+			http.Error(w, "boom", http.StatusInternalServerError)
+			return
+		}
+		fmt.Fprint(w, `{"result":"undeliverable","reason":"mailbox unavailable"}`)
+	}))
+	defer srv.Close()
+	w := newWorld(t, testkit.SQLite, testkit.WithEnv("CONCIERGE_EMAIL_VERIFY_URL", srv.URL, "CONCIERGE_EMAIL_VERIFY_TOKEN", "tok-123"))
+	r := w.a.Do(t, "POST", "/chat/validate-email", map[string]any{"email": "ghost@acme-corp.io"}, "X-Bot-Key", w.botKey)
+	if m := r.JSON(t); m["valid"] != false || m["verdict"] != "undeliverable" {
+		t.Fatalf("undeliverable: %s", r.Body)
+	}
+	r = w.a.Do(t, "POST", "/chat/validate-email", map[string]any{"email": "broken@acme-corp.io"}, "X-Bot-Key", w.botKey)
+	if m := r.JSON(t); m["valid"] != true || m["verdict"] != "unknown" {
+		t.Fatalf("provider failure: %s", r.Body)
+	}
+	if calls.Load() < 2 {
+		t.Fatalf("provider called %d times", calls.Load())
+	}
+}

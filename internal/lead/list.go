@@ -3,6 +3,7 @@ package lead
 import (
 	"context"
 	"encoding/csv"
+	"encoding/json"
 	"fmt"
 	"io"
 	"sort"
@@ -213,8 +214,7 @@ func (s *Service) Export(ctx context.Context, workspaceID int64, f Filter, w io.
 			return fmt.Errorf("lead: export: %w", err)
 		}
 		for i := range rows {
-			l := view(&rows[i].row, rows[i].PublicID, rows[i].Messages, rows[i].LastMessageAt)
-			exportRecord(rec, l)
+			exportRecord(rec, &rows[i])
 			for k := range rec {
 				rec[k] = neutralise(rec[k])
 			}
@@ -233,7 +233,18 @@ func (s *Service) Export(ctx context.Context, workspaceID int64, f Filter, w io.
 	}
 }
 
-func exportRecord(rec []string, l *Lead) {
+// exportBreakdown is the part of the stored breakdown the CSV shows;
+// decoding only it keeps the export cheap.
+type exportBreakdown struct {
+	Dimensions []struct {
+		Name  string `json:"name"`
+		Score int    `json:"score"`
+	} `json:"dimensions"`
+	Summary string `json:"summary"`
+}
+
+func exportRecord(rec []string, lr *listed) {
+	r := &lr.row
 	str := func(p *string) string {
 		if p == nil {
 			return ""
@@ -246,26 +257,30 @@ func exportRecord(rec []string, l *Lead) {
 		}
 		return t.UTC().Format(time.RFC3339)
 	}
-	keys := make([]string, 0, len(l.Fields))
-	for k := range l.Fields {
+	var fm map[string]string
+	_ = json.Unmarshal([]byte(r.Fields), &fm)
+	keys := make([]string, 0, len(fm))
+	for k := range fm {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
 	fields := make([]string, len(keys))
 	for i, k := range keys {
-		fields[i] = k + ": " + l.Fields[k]
+		fields[i] = k + ": " + fm[k]
 	}
-	dims := make([]string, len(l.Dimensions))
-	for i, d := range l.Dimensions {
+	var b exportBreakdown
+	_ = json.Unmarshal([]byte(r.Breakdown), &b)
+	dims := make([]string, len(b.Dimensions))
+	for i, d := range b.Dimensions {
 		dims[i] = d.Name + " " + strconv.Itoa(d.Score)
 	}
-	var meeting *time.Time
-	if l.Meeting != nil {
-		meeting = &l.Meeting.BookedAt
+	last := lr.LastMessageAt
+	if r.UpdatedAt.After(last) {
+		last = r.UpdatedAt
 	}
-	copy(rec, []string{l.SessionID, strconv.FormatInt(l.BotID, 10), l.Tier, strconv.Itoa(l.Score), str(l.Name), str(l.Email),
-		l.EmailStatus, str(l.Phone), str(l.Company), strings.Join(fields, "; "), strings.Join(dims, "; "), l.Summary,
-		ts(meeting), strconv.Itoa(l.Messages), ts(l.CapturedAt), ts(&l.CreatedAt), ts(&l.LastActive)})
+	copy(rec, []string{lr.PublicID, strconv.FormatInt(r.BotID, 10), r.Tier, strconv.Itoa(r.Score), str(r.Name), str(r.Email),
+		r.EmailStatus, str(r.Phone), str(r.Company), strings.Join(fields, "; "), strings.Join(dims, "; "), b.Summary,
+		ts(r.MeetingBookedAt), strconv.Itoa(lr.Messages), ts(r.CapturedAt), ts(&r.CreatedAt), ts(&last)})
 }
 
 // neutralise keeps a spreadsheet from evaluating a cell: one that starts

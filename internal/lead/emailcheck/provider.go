@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
+	"time"
 )
 
 // ProviderVerdict is an external verification service's answer for one
@@ -126,4 +128,15 @@ func (p *HTTPProvider) Verify(ctx context.Context, address string) (ProviderResu
 		return ProviderResult{Verdict: v, Reason: out.Reason}, nil
 	}
 	return ProviderResult{}, fmt.Errorf("verification service returned unrecognised result %q", out.Result)
+}
+
+// NewConfiguredHTTPProvider is NewHTTPProvider with a client of its own for
+// an operator-configured service (CONCIERGE_EMAIL_VERIFY_URL): bounded
+// connect and response times, the environment's proxy honoured as for
+// other operator-configured services.
+func NewConfiguredHTTPProvider(endpoint, token string) (*HTTPProvider, error) {
+	tr := &http.Transport{Proxy: http.ProxyFromEnvironment, MaxIdleConnsPerHost: 8, IdleConnTimeout: time.Minute,
+		TLSHandshakeTimeout: 5 * time.Second, ResponseHeaderTimeout: DefaultProviderTimeout,
+		DialContext: (&net.Dialer{Timeout: 3 * time.Second}).DialContext}
+	return NewHTTPProvider(&http.Client{Transport: tr, Timeout: 2 * DefaultProviderTimeout}, endpoint, token)
 }

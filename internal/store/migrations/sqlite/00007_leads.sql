@@ -33,6 +33,8 @@ CREATE TABLE leads (
     updated_at        DATETIME NOT NULL
 );
 CREATE INDEX leads_workspace ON leads (workspace_id, updated_at);
+-- The export pages by session id within a workspace.
+CREATE INDEX leads_workspace_session ON leads (workspace_id, session_id);
 CREATE INDEX leads_bot ON leads (bot_id, updated_at);
 CREATE INDEX leads_tier ON leads (workspace_id, tier, score);
 
