@@ -8,22 +8,31 @@ import (
 	"concierge/internal/llm"
 )
 
-// newAnswerer builds the configured answerer; the extractive one needs no
-// account anywhere and is the default.
-func newAnswerer(cfg config.Config, opts Options) (chat.Answerer, error) {
-	if opts.Answerer != nil {
-		return opts.Answerer, nil
-	}
+// newModel builds the configured language model; nil with the extractive
+// default, which needs no account anywhere.
+func newModel(cfg config.Config, opts Options) (llm.Model, error) {
 	switch cfg.LLMProvider {
 	case "", "extractive":
-		return chat.Extractive{}, nil
+		return nil, nil
 	}
 	temp := cfg.LLMTemperature
 	m, err := llm.New(llm.Config{Provider: cfg.LLMProvider, BaseURL: cfg.LLMBaseURL, APIKey: cfg.LLMAPIKey.Reveal(),
 		Model: cfg.LLMModel, MaxTokens: cfg.LLMMaxTokens, Temperature: &temp, Timeout: cfg.LLMTimeout,
 		MaxAttempts: cfg.LLMMaxAttempts, Clock: opts.Clock}, nil) // the operator's endpoint: llm's own client
 	if err != nil {
-		return nil, fmt.Errorf("answerer: %w", err)
+		return nil, fmt.Errorf("language model: %w", err)
 	}
-	return chat.Model{LLM: m}, nil
+	return m, nil
+}
+
+// newAnswerer is the chat's answerer: the model when one is configured,
+// else the extractive one.
+func newAnswerer(m llm.Model, opts Options) chat.Answerer {
+	switch {
+	case opts.Answerer != nil:
+		return opts.Answerer
+	case m == nil:
+		return chat.Extractive{}
+	}
+	return chat.Model{LLM: m}
 }

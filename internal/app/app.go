@@ -30,6 +30,7 @@ import (
 	"concierge/internal/knowledge"
 	"concierge/internal/lead"
 	"concierge/internal/lead/emailcheck"
+	"concierge/internal/lead/refine"
 	"concierge/internal/mail"
 	"concierge/internal/operator"
 	"concierge/internal/payment"
@@ -225,11 +226,11 @@ func New(ctx context.Context, cfg config.Config, opts Options) (_ *App, err erro
 		Client: outbound.HTTP(), ReadBody: safehttp.ReadBody, Allow: allow, Clock: a.Clock, Logger: a.Log}, opts.Knowledge)
 	a.Knowledge.RegisterJobs(a.Pool)
 	a.Billing.SetDocumentCounter(a.Knowledge)
-	answerer, err := newAnswerer(cfg, opts)
+	model, err := newModel(cfg, opts)
 	if err != nil {
 		return nil, err
 	}
-	a.Chat = chat.New(a.DB, a.Bots, a.Billing, a.Retrieval, answerer, a.Queue, a.Clock, a.Log, opts.Chat)
+	a.Chat = chat.New(a.DB, a.Bots, a.Billing, a.Retrieval, newAnswerer(model, opts), a.Queue, a.Clock, a.Log, opts.Chat)
 	a.Chat.RegisterJobs(a.Pool)
 	a.Knowledge.SetAfterCrawl(a.Chat.RefreshTone)
 	provider := opts.EmailProvider
@@ -243,8 +244,13 @@ func New(ctx context.Context, cfg config.Config, opts Options) (_ *App, err erro
 	if err != nil {
 		return nil, err
 	}
+	// With a model, the lead_intelligence feature refines the rules' scores.
+	var refiner lead.Refiner
+	if model != nil {
+		refiner = refine.New(model, a.Log)
+	}
 	a.Leads = lead.New(lead.Deps{DB: a.DB, Billing: a.Billing, Bots: a.Bots, Queue: a.Queue, Checker: checker,
-		Clock: a.Clock, Logger: a.Log}, opts.Leads)
+		Refiner: refiner, Clock: a.Clock, Logger: a.Log}, opts.Leads)
 	a.Leads.RegisterJobs(a.Pool)
 
 	trusted, err := cfg.TrustedProxyPrefixes()

@@ -16,6 +16,7 @@ import (
 
 	"concierge/internal/app"
 	"concierge/internal/lead/emailcheck"
+	"concierge/internal/llm/llmtest"
 	"concierge/internal/mail/mailtest"
 	"concierge/internal/store"
 	"concierge/internal/testkit"
@@ -533,4 +534,86 @@ func TestConfiguredVerificationProvider(t *testing.T) {
 	if calls.Load() < 2 {
 		t.Fatalf("provider called %d times", calls.Load())
 	}
+}
+
+// TestModelRefinesScores: with lead_intelligence and a configured model
+// (the fake OpenAI server), a job refines the rules' score with quotes the
+// visitor wrote; a model failure keeps the rules' score; without the
+// feature the model is not asked.
+func TestModelRefinesScores(t *testing.T) {
+	testkit.ForEachEngine(t, func(t *testing.T, e testkit.Engine) {
+		srv := llmtest.NewOpenAI(t)
+		var fail atomic.Bool
+		srv.Handle(func(rec llmtest.Received) llmtest.Reply {
+			if !strings.Contains(rec.System, "qualified as a sales lead") {
+				return llmtest.Reply{Text: "Acme Support Platform helps support teams with tickets, chat and reporting."}
+			}
+			if fail.Load() {
+				return llmtest.Reply{Status: http.StatusInternalServerError}
+			}
+			return llmtest.Reply{Text: `{"dimensions":[
+				{"name":"authority","score":80,"evidence":[{"quote":"software purchases go through me","reading":"buys the software"}]},
+				{"name":"timeline","score":75,"evidence":[{"quote":"Ideally before the new year","reading":"date named"}]},
+				{"name":"budget","score":95,"evidence":[{"quote":"a budget of a million dollars"}]}]}`}
+		})
+		w := newWorld(t, e, testkit.WithEnv("CONCIERGE_LLM_PROVIDER", "openai", "CONCIERGE_LLM_BASE_URL", srv.URL,
+			"CONCIERGE_LLM_API_KEY", srv.APIKey, "CONCIERGE_LLM_MODEL", llmtest.DefaultModel, "CONCIERGE_LLM_MAX_ATTEMPTS", "1"))
+		conversation := func() string {
+			sid := w.chat(t, "", "We run a chain of 12 dental clinics and our front desk misses a lot of calls after hours.")
+			w.chat(t, sid, "I run operations and the clinics' software purchases go through me.")
+			w.chat(t, sid, "Ideally before the new year.")
+			return sid
+		}
+		refineCalls := func() int {
+			n := 0
+			for _, r := range srv.Requests() {
+				if strings.Contains(r.System, "qualified as a sales lead") {
+					n++
+				}
+			}
+			return n
+		}
+
+		// Trial plan: no lead_intelligence, no model call.
+		sid := conversation()
+		base := w.info(t, sid)
+		w.a.Settle(t)
+		if refineCalls() != 0 || !strings.HasPrefix(w.info(t, sid)["scorer"].(string), "rules/") {
+			t.Fatalf("refined without the feature: %d calls", refineCalls())
+		}
+
+		if err := w.a.Billing.SetPlan(context.Background(), w.ws, "pro"); err != nil {
+			t.Fatal(err)
+		}
+		sid = conversation()
+		w.info(t, sid) // scores and queues the refinement
+		w.a.Settle(t)
+		got := w.info(t, sid)
+		if refineCalls() != 1 || !strings.HasSuffix(got["scorer"].(string), "+model") {
+			t.Fatalf("not refined: %d calls, %v", refineCalls(), got["scorer"])
+		}
+		if got["score"].(float64) <= base["score"].(float64) || got["tier"] == base["tier"] {
+			t.Fatalf("refinement did not raise it: %v %v → %v %v", base["tier"], base["score"], got["tier"], got["score"])
+		}
+		for _, d := range got["dimensions"].([]any) {
+			dm := d.(map[string]any)
+			if dm["name"] == "budget" && dm["score"].(float64) > 0 {
+				t.Fatalf("a quote the visitor never wrote raised the budget: %v", dm)
+			}
+		}
+		detail := w.a.Do(t, "GET", "/leads/"+sid, nil, "X-API-Key", w.key).JSON(t)
+		if h := detail["tier_history"].([]any); !strings.HasSuffix(h[len(h)-1].(map[string]any)["scorer"].(string), "+model") {
+			t.Fatalf("tier history: %v", h)
+		}
+
+		// The model fails: the rules' score stands.
+		fail.Store(true)
+		sid = conversation()
+		w.info(t, sid)
+		w.a.Settle(t)
+		if got := w.info(t, sid); !strings.HasPrefix(got["scorer"].(string), "rules/") || strings.HasSuffix(got["scorer"].(string), "+model") ||
+			got["score"] != base["score"] {
+			t.Fatalf("after a model failure: %v %v (rules gave %v)", got["scorer"], got["score"], base["score"])
+		}
+	})
 }
