@@ -45,6 +45,7 @@ type options struct {
 	waitQuiet   time.Duration
 	scenario    string
 	passages    int
+	keys        int
 }
 
 // Scenarios.
@@ -87,6 +88,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.DurationVar(&o.waitQuiet, "wait-quiet", 0, "before each target, wait up to this long for the machine to be idle (shared machines)")
 	fs.StringVar(&o.scenario, "scenario", scenarioAuthMe, "what to load: auth-me (GET /auth/me) or chat (POST /chat on a bot of -passages passages)")
 	fs.IntVar(&o.passages, "passages", 10000, "chat scenario: passages in the bot's knowledge base")
+	fs.IntVar(&o.keys, "keys", 1, "auth-me scenario: register this many workspaces and spread the connections over their keys")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -111,6 +113,9 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	}
 	if o.scenario != scenarioAuthMe && o.scenario != scenarioChat {
 		return o, fmt.Errorf("-scenario %q: want %s or %s", o.scenario, scenarioAuthMe, scenarioChat)
+	}
+	if o.keys < 1 || o.keys > o.conns {
+		return o, fmt.Errorf("-keys %d: want 1..-c", o.keys)
 	}
 	if o.passages < 1 || o.passages > 1_000_000 {
 		return o, fmt.Errorf("-passages %d: want 1..1000000", o.passages)
@@ -224,19 +229,22 @@ func runTarget(ctx context.Context, o options, target, tmp string, logf func(str
 	if o.scenario == scenarioChat {
 		return runChat(ctx, o, target, srv, env, dir, logf, sample)
 	}
-	key := "bare-key"
-	if target != "bare" {
-		if key, _, err = register(ctx, srv.base()); err != nil {
+	keys := make([]string, o.keys)
+	n := 0
+	for i := range keys {
+		keys[i] = fmt.Sprintf("bare-key-%d", i)
+		if target != "bare" {
+			if keys[i], _, err = register(ctx, srv.base()); err != nil {
+				return result{}, srv.withLog(err)
+			}
+		}
+		if n, err = probe(ctx, srv.base(), keys[i]); err != nil {
 			return result{}, srv.withLog(err)
 		}
 	}
-	n, err := probe(ctx, srv.base(), key)
-	if err != nil {
-		return result{}, srv.withLog(err)
-	}
-	logf("%s: GET /auth/me answers 200 with %d body bytes; warm-up %s, then measuring %s at %d connections",
-		target, n, o.warmup, o.duration, o.conns)
-	r, err := load(ctx, getWorkload(srv.base()+"/auth/me", key, o.conns), o.conns, o.warmup, o.duration, sample)
+	logf("%s: GET /auth/me answers 200 with %d body bytes; warm-up %s, then measuring %s at %d connections over %d keys",
+		target, n, o.warmup, o.duration, o.conns, len(keys))
+	r, err := load(ctx, getWorkload(srv.base()+"/auth/me", keys, o.conns), o.conns, o.warmup, o.duration, sample)
 	if err != nil {
 		return result{}, err
 	}
@@ -369,6 +377,9 @@ func printReport(w io.Writer, o options, results []result, serverVersion string)
 		"%d connections, warm-up %s, measured %s per target",
 		runtime.GOMAXPROCS(0), runtime.NumCPU(), runtime.Version(), runtime.GOOS, runtime.GOARCH,
 		time.Now().UTC().Format("2006-01-02 15:04"), srvProcs, logSetting, o.conns, o.warmup, o.duration)
+	if !chat {
+		fmt.Fprintf(w, "; %d workspace key(s) (-keys)", o.keys)
+	}
 	if chat {
 		fmt.Fprintf(w, "; POST /chat, %d rotating questions, bot of %d passages (-passages), extractive answerer",
 			chatQuestionCount, o.passages)
