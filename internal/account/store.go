@@ -62,6 +62,19 @@ func workspaceByKeyHash(ctx context.Context, q store.Q, hash string) (*Workspace
 	return &row.Workspace, row.KeyHash, nil
 }
 
+// workspacesByKeyHashes is workspaceByKeyHash for many hashes in one
+// statement (PostgreSQL: one array parameter, so one prepared statement
+// whatever the count).
+func workspacesByKeyHashes(ctx context.Context, q store.Q, hashes []string) ([]keyRow, error) {
+	var rows []keyRow
+	err := store.Select(ctx, q, &rows, `SELECT `+profileColumns+`, k.key_hash FROM workspace_keys k
+		JOIN workspaces w ON w.id = k.workspace_id WHERE k.key_hash = ANY(?)`, hashes)
+	if err != nil {
+		return nil, err
+	}
+	return rows, nil
+}
+
 func insertWorkspace(ctx context.Context, q store.Q, w *Workspace) error {
 	return store.Get(ctx, q, &w.ID, `INSERT INTO workspaces
 		(email, name, password_hash, billing_country, code_lock_failures, created_at, updated_at)
