@@ -225,7 +225,15 @@ func runTarget(ctx context.Context, o options, target, tmp string, logf func(str
 		return result{}, err
 	}
 	pid := srv.cmd.Process.Pid
-	sample := func() cpuSnap { return snapCPU(pid) }
+	pgDatabase := ""
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "DATABASE_URL="); ok {
+			if u, err := url.Parse(v); err == nil {
+				pgDatabase = strings.TrimPrefix(u.Path, "/")
+			}
+		}
+	}
+	sample := func() cpuSnap { return snapCPU(pid, pgDatabase) }
 	if o.scenario == scenarioChat {
 		return runChat(ctx, o, target, srv, env, dir, logf, sample)
 	}
@@ -450,19 +458,24 @@ func printChat(w io.Writer, results []result) {
 
 // printCPU shows where the machine's CPU went during each measured period.
 func printCPU(w io.Writer, results []result) {
-	fmt.Fprintln(w, "| target | server cores | other cores | generator cores | server CPU/req | server+other CPU/req |")
-	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|")
+	fmt.Fprintln(w, "| target | server cores | postgres cores | other cores | generator cores | server CPU/req | server+postgres CPU/req | server+other CPU/req |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|")
 	for _, r := range results {
 		c := r.cpu
 		if !c.ok {
-			fmt.Fprintf(w, "| %s | n/a | n/a | n/a | n/a | n/a |\n", r.target)
+			fmt.Fprintf(w, "| %s | n/a | n/a | n/a | n/a | n/a | n/a | n/a |\n", r.target)
 			continue
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %d µs | %d µs |\n", r.target, fmtCores(c.server), fmtCores(c.other),
-			fmtCores(c.generator), c.serverPerReq.Microseconds(), c.withOther.Microseconds())
+		pgCores, withPG := "-", "-"
+		if c.pgOK {
+			pgCores, withPG = fmtCores(c.pg), fmt.Sprintf("%d µs", c.withPG.Microseconds())
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %d µs | %s | %d µs |\n", r.target, fmtCores(c.server), pgCores,
+			fmtCores(c.other), fmtCores(c.generator), c.serverPerReq.Microseconds(), withPG, c.withOther.Microseconds())
 	}
 	fmt.Fprintln(w, "\n(cores: CPU seconds per wall second during the measured period, from /proc; "+
-		"other: every process but the server and the generator, e.g. PostgreSQL, plus softirq)")
+		"postgres: the backends connected to the benchmark's database, found by process title; "+
+		"other: every process but the server and the generator, e.g. PostgreSQL, other load, plus softirq)")
 	for _, r := range results {
 		// PostgreSQL's own CPU is "other" for the postgres target; for the
 		// others, a lot of it means something else ran on the machine.
