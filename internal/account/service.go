@@ -121,7 +121,7 @@ func NewService(d Deps, opts Options) *Service {
 		mailer: d.Mailer, clock: d.Clock, log: d.Logger.With("component", "account"), opts: opts, onCreate: d.OnCreate}
 	if d.DB != nil && d.DB.Dialect() == store.Postgres {
 		s.keyBatch = newKeyBatcher(func(ctx context.Context, hashes []string) ([]keyRow, error) {
-			return workspacesByKeyHashes(ctx, s.db.Reader(), hashes)
+			return workspacesByKeyHashes(ctx, s.db, hashes)
 		})
 	}
 	return s
