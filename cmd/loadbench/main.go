@@ -477,11 +477,16 @@ func printCPU(w io.Writer, results []result) {
 		"postgres: the backends connected to the benchmark's database, found by process title; "+
 		"other: every process but the server and the generator, e.g. PostgreSQL, other load, plus softirq)")
 	for _, r := range results {
-		// PostgreSQL's own CPU is "other" for the postgres target; for the
-		// others, a lot of it means something else ran on the machine.
-		if r.cpu.ok && r.target != "postgres" && r.cpu.other > 0.15 {
+		// PostgreSQL's own CPU is "other" for the postgres target; beyond
+		// it (or, without the backends' figure, for the other targets), a
+		// lot of it means something else ran on the machine.
+		other := r.cpu.other
+		if r.cpu.pgOK {
+			other = max(0, other-r.cpu.pg)
+		}
+		if r.cpu.ok && (r.target != "postgres" || r.cpu.pgOK) && other > 0.15 {
 			fmt.Fprintf(w, "\nWarning: other processes used %s cores during the %s period; "+
-				"the machine was not quiet, re-run for figures to rely on.\n", fmtCores(r.cpu.other), r.target)
+				"the machine was not quiet, re-run for figures to rely on.\n", fmtCores(other), r.target)
 		}
 	}
 	fmt.Fprintln(w)
