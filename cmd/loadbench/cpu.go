@@ -150,7 +150,11 @@ type cpuUse struct {
 	pg     float64
 	withPG time.Duration
 	pgOK   bool
-	ok     bool
+	// ownPerReq is server + generator (+ backends) CPU per 200 response:
+	// what one request costs in the processes of the benchmark, whatever
+	// else runs on the machine.
+	ownPerReq time.Duration
+	ok        bool
 }
 
 func cpuBetween(a, b cpuSnap, requests int) cpuUse {
@@ -166,12 +170,17 @@ func cpuBetween(a, b cpuSnap, requests int) cpuUse {
 		u.serverPerReq = srv / time.Duration(requests)
 		u.withOther = max(srv, busy-gen) / time.Duration(requests)
 	}
+	own := srv + gen
 	if a.pgOK && b.pgOK {
 		pg := max(0, b.pg-a.pg)
 		u.pg, u.pgOK = pg.Seconds()/wall, true
 		if requests > 0 {
 			u.withPG = (srv + pg) / time.Duration(requests)
 		}
+		own += pg
+	}
+	if requests > 0 {
+		u.ownPerReq = own / time.Duration(requests)
 	}
 	return u
 }

@@ -458,24 +458,38 @@ func printChat(w io.Writer, results []result) {
 
 // printCPU shows where the machine's CPU went during each measured period.
 func printCPU(w io.Writer, results []result) {
-	fmt.Fprintln(w, "| target | server cores | postgres cores | other cores | generator cores | server CPU/req | server+postgres CPU/req | server+other CPU/req |")
-	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|")
+	var bareOwn time.Duration
+	for _, r := range results {
+		if r.target == "bare" && r.cpu.ok {
+			bareOwn = r.cpu.ownPerReq
+		}
+	}
+	fmt.Fprintln(w, "| target | server cores | postgres cores | other cores | generator cores | server CPU/req | server+postgres CPU/req | server+other CPU/req | own CPU/req | % of bare by own CPU |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, r := range results {
 		c := r.cpu
 		if !c.ok {
-			fmt.Fprintf(w, "| %s | n/a | n/a | n/a | n/a | n/a | n/a | n/a |\n", r.target)
+			fmt.Fprintf(w, "| %s | n/a | n/a | n/a | n/a | n/a | n/a | n/a | n/a | n/a |\n", r.target)
 			continue
 		}
 		pgCores, withPG := "-", "-"
 		if c.pgOK {
 			pgCores, withPG = fmtCores(c.pg), fmt.Sprintf("%d µs", c.withPG.Microseconds())
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %d µs | %s | %d µs |\n", r.target, fmtCores(c.server), pgCores,
-			fmtCores(c.other), fmtCores(c.generator), c.serverPerReq.Microseconds(), withPG, c.withOther.Microseconds())
+		byCPU := "-"
+		if bareOwn > 0 && c.ownPerReq > 0 {
+			byCPU = fmt.Sprintf("%.1f%%", 100*bareOwn.Seconds()/c.ownPerReq.Seconds())
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %d µs | %s | %d µs | %d µs | %s |\n", r.target, fmtCores(c.server), pgCores,
+			fmtCores(c.other), fmtCores(c.generator), c.serverPerReq.Microseconds(), withPG, c.withOther.Microseconds(),
+			c.ownPerReq.Microseconds(), byCPU)
 	}
 	fmt.Fprintln(w, "\n(cores: CPU seconds per wall second during the measured period, from /proc; "+
 		"postgres: the backends connected to the benchmark's database, found by process title; "+
-		"other: every process but the server and the generator, e.g. PostgreSQL, other load, plus softirq)")
+		"other: every process but the server and the generator, e.g. PostgreSQL, other load, plus softirq; "+
+		"own: server + generator + postgres backends per 200 response; '% of bare by own CPU' estimates the req/s "+
+		"ratio on an otherwise idle machine, where req/s is about the cores divided by own CPU/req; it does not "+
+		"count softirq or PostgreSQL's background processes)")
 	for _, r := range results {
 		// PostgreSQL's own CPU is "other" for the postgres target; beyond
 		// it (or, without the backends' figure, for the other targets), a
