@@ -19,13 +19,19 @@ type cpuSnap struct {
 	server    time.Duration // the server process (user + system)
 	generator time.Duration // this process
 	busy      time.Duration // every CPU of the machine, not idle
-	ok        bool
+	// pg is the PostgreSQL backends serving the benchmark's database
+	// (found by their process title, which names it), when there is one.
+	pg   time.Duration
+	pgOK bool
+	ok   bool
 }
 
 // clock ticks per second of /proc times; 100 on every Linux port Go runs on.
 const userHZ = 100
 
-func snapCPU(serverPID int) cpuSnap {
+// snapCPU snapshots the server's CPU time and, when pgDatabase is set, that
+// of the PostgreSQL backends connected to that database.
+func snapCPU(serverPID int, pgDatabase string) cpuSnap {
 	s := cpuSnap{at: time.Now()}
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
@@ -38,7 +44,39 @@ func snapCPU(serverPID int) cpuSnap {
 		return s
 	}
 	s.server, s.busy, s.ok = srv, busy, true
+	if pgDatabase != "" {
+		s.pg, s.pgOK = backendTicks(pgDatabase)
+	}
 	return s
+}
+
+// backendTicks sums utime + stime of the PostgreSQL backends whose process
+// title ("postgres: user database host state") names database. A backend
+// that exits between two snapshots takes its time with it; concierge's
+// pool keeps its connections for the whole run.
+func backendTicks(database string) (time.Duration, bool) {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return 0, false
+	}
+	var sum time.Duration
+	for _, e := range ents {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		cmd, err := readSmall("/proc/" + e.Name() + "/cmdline")
+		if err != nil || !bytes.HasPrefix(cmd, []byte("postgres: ")) {
+			continue
+		}
+		if f := strings.Fields(string(bytes.TrimRight(cmd, "\x00"))); len(f) < 3 || f[2] != database {
+			continue
+		}
+		t, err := procTicks("/proc/" + e.Name() + "/stat")
+		if err == nil {
+			sum += t
+		}
+	}
+	return sum, true
 }
 
 // procTicks reads utime + stime of one process.
@@ -107,7 +145,16 @@ func readSmall(path string) ([]byte, error) {
 type cpuUse struct {
 	server, generator, other float64       // cores
 	serverPerReq, withOther  time.Duration // CPU per 200 response: server; server + other
-	ok                       bool
+	// pg and withPG: the benchmark database's PostgreSQL backends alone,
+	// in cores, and server + backends per 200 response (postgres target).
+	pg     float64
+	withPG time.Duration
+	pgOK   bool
+	// ownPerReq is server + generator (+ backends) CPU per 200 response:
+	// what one request costs in the processes of the benchmark, whatever
+	// else runs on the machine.
+	ownPerReq time.Duration
+	ok        bool
 }
 
 func cpuBetween(a, b cpuSnap, requests int) cpuUse {
@@ -122,6 +169,18 @@ func cpuBetween(a, b cpuSnap, requests int) cpuUse {
 	if requests > 0 {
 		u.serverPerReq = srv / time.Duration(requests)
 		u.withOther = max(srv, busy-gen) / time.Duration(requests)
+	}
+	own := srv + gen
+	if a.pgOK && b.pgOK {
+		pg := max(0, b.pg-a.pg)
+		u.pg, u.pgOK = pg.Seconds()/wall, true
+		if requests > 0 {
+			u.withPG = (srv + pg) / time.Duration(requests)
+		}
+		own += pg
+	}
+	if requests > 0 {
+		u.ownPerReq = own / time.Duration(requests)
 	}
 	return u
 }

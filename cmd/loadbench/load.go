@@ -57,9 +57,9 @@ type workload struct {
 	check func(body []byte) bool
 }
 
-// getWorkload sends GET url with X-API-Key: key; each worker reuses one
-// request.
-func getWorkload(url, key string, conns int) workload {
+// getWorkload sends GET url with X-API-Key: worker w uses keys[w%len(keys)]
+// and reuses one request.
+func getWorkload(url string, keys []string, conns int) workload {
 	reqs := make([]*http.Request, conns)
 	return workload{newRequest: func(ctx context.Context, w, n int) (*http.Request, error) {
 		if n == 0 {
@@ -67,7 +67,7 @@ func getWorkload(url, key string, conns int) workload {
 			if err != nil {
 				return nil, err
 			}
-			req.Header.Set("X-API-Key", key)
+			req.Header.Set("X-API-Key", keys[w%len(keys)])
 			reqs[w] = req
 		}
 		return reqs[w], nil

@@ -45,6 +45,7 @@ type options struct {
 	waitQuiet   time.Duration
 	scenario    string
 	passages    int
+	keys        int
 }
 
 // Scenarios.
@@ -87,6 +88,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.DurationVar(&o.waitQuiet, "wait-quiet", 0, "before each target, wait up to this long for the machine to be idle (shared machines)")
 	fs.StringVar(&o.scenario, "scenario", scenarioAuthMe, "what to load: auth-me (GET /auth/me) or chat (POST /chat on a bot of -passages passages)")
 	fs.IntVar(&o.passages, "passages", 10000, "chat scenario: passages in the bot's knowledge base")
+	fs.IntVar(&o.keys, "keys", 1, "auth-me scenario: register this many workspaces and spread the connections over their keys")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -111,6 +113,9 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	}
 	if o.scenario != scenarioAuthMe && o.scenario != scenarioChat {
 		return o, fmt.Errorf("-scenario %q: want %s or %s", o.scenario, scenarioAuthMe, scenarioChat)
+	}
+	if o.keys < 1 || o.keys > o.conns {
+		return o, fmt.Errorf("-keys %d: want 1..-c", o.keys)
 	}
 	if o.passages < 1 || o.passages > 1_000_000 {
 		return o, fmt.Errorf("-passages %d: want 1..1000000", o.passages)
@@ -220,23 +225,34 @@ func runTarget(ctx context.Context, o options, target, tmp string, logf func(str
 		return result{}, err
 	}
 	pid := srv.cmd.Process.Pid
-	sample := func() cpuSnap { return snapCPU(pid) }
+	pgDatabase := ""
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "DATABASE_URL="); ok {
+			if u, err := url.Parse(v); err == nil {
+				pgDatabase = strings.TrimPrefix(u.Path, "/")
+			}
+		}
+	}
+	sample := func() cpuSnap { return snapCPU(pid, pgDatabase) }
 	if o.scenario == scenarioChat {
 		return runChat(ctx, o, target, srv, env, dir, logf, sample)
 	}
-	key := "bare-key"
-	if target != "bare" {
-		if key, _, err = register(ctx, srv.base()); err != nil {
+	keys := make([]string, o.keys)
+	n := 0
+	for i := range keys {
+		keys[i] = fmt.Sprintf("bare-key-%d", i)
+		if target != "bare" {
+			if keys[i], _, err = register(ctx, srv.base()); err != nil {
+				return result{}, srv.withLog(err)
+			}
+		}
+		if n, err = probe(ctx, srv.base(), keys[i]); err != nil {
 			return result{}, srv.withLog(err)
 		}
 	}
-	n, err := probe(ctx, srv.base(), key)
-	if err != nil {
-		return result{}, srv.withLog(err)
-	}
-	logf("%s: GET /auth/me answers 200 with %d body bytes; warm-up %s, then measuring %s at %d connections",
-		target, n, o.warmup, o.duration, o.conns)
-	r, err := load(ctx, getWorkload(srv.base()+"/auth/me", key, o.conns), o.conns, o.warmup, o.duration, sample)
+	logf("%s: GET /auth/me answers 200 with %d body bytes; warm-up %s, then measuring %s at %d connections over %d keys",
+		target, n, o.warmup, o.duration, o.conns, len(keys))
+	r, err := load(ctx, getWorkload(srv.base()+"/auth/me", keys, o.conns), o.conns, o.warmup, o.duration, sample)
 	if err != nil {
 		return result{}, err
 	}
@@ -369,6 +385,9 @@ func printReport(w io.Writer, o options, results []result, serverVersion string)
 		"%d connections, warm-up %s, measured %s per target",
 		runtime.GOMAXPROCS(0), runtime.NumCPU(), runtime.Version(), runtime.GOOS, runtime.GOARCH,
 		time.Now().UTC().Format("2006-01-02 15:04"), srvProcs, logSetting, o.conns, o.warmup, o.duration)
+	if !chat {
+		fmt.Fprintf(w, "; %d workspace key(s) (-keys)", o.keys)
+	}
 	if chat {
 		fmt.Fprintf(w, "; POST /chat, %d rotating questions, bot of %d passages (-passages), extractive answerer",
 			chatQuestionCount, o.passages)
@@ -439,25 +458,49 @@ func printChat(w io.Writer, results []result) {
 
 // printCPU shows where the machine's CPU went during each measured period.
 func printCPU(w io.Writer, results []result) {
-	fmt.Fprintln(w, "| target | server cores | other cores | generator cores | server CPU/req | server+other CPU/req |")
-	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|")
+	var bareOwn time.Duration
+	for _, r := range results {
+		if r.target == "bare" && r.cpu.ok {
+			bareOwn = r.cpu.ownPerReq
+		}
+	}
+	fmt.Fprintln(w, "| target | server cores | postgres cores | other cores | generator cores | server CPU/req | server+postgres CPU/req | server+other CPU/req | own CPU/req | % of bare by own CPU |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, r := range results {
 		c := r.cpu
 		if !c.ok {
-			fmt.Fprintf(w, "| %s | n/a | n/a | n/a | n/a | n/a |\n", r.target)
+			fmt.Fprintf(w, "| %s | n/a | n/a | n/a | n/a | n/a | n/a | n/a | n/a | n/a |\n", r.target)
 			continue
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %d µs | %d µs |\n", r.target, fmtCores(c.server), fmtCores(c.other),
-			fmtCores(c.generator), c.serverPerReq.Microseconds(), c.withOther.Microseconds())
+		pgCores, withPG := "-", "-"
+		if c.pgOK {
+			pgCores, withPG = fmtCores(c.pg), fmt.Sprintf("%d µs", c.withPG.Microseconds())
+		}
+		byCPU := "-"
+		if bareOwn > 0 && c.ownPerReq > 0 {
+			byCPU = fmt.Sprintf("%.1f%%", 100*bareOwn.Seconds()/c.ownPerReq.Seconds())
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %d µs | %s | %d µs | %d µs | %s |\n", r.target, fmtCores(c.server), pgCores,
+			fmtCores(c.other), fmtCores(c.generator), c.serverPerReq.Microseconds(), withPG, c.withOther.Microseconds(),
+			c.ownPerReq.Microseconds(), byCPU)
 	}
 	fmt.Fprintln(w, "\n(cores: CPU seconds per wall second during the measured period, from /proc; "+
-		"other: every process but the server and the generator, e.g. PostgreSQL, plus softirq)")
+		"postgres: the backends connected to the benchmark's database, found by process title; "+
+		"other: every process but the server and the generator, e.g. PostgreSQL, other load, plus softirq; "+
+		"own: server + generator + postgres backends per 200 response; '% of bare by own CPU' estimates the req/s "+
+		"ratio on an otherwise idle machine, where req/s is about the cores divided by own CPU/req; it does not "+
+		"count softirq or PostgreSQL's background processes)")
 	for _, r := range results {
-		// PostgreSQL's own CPU is "other" for the postgres target; for the
-		// others, a lot of it means something else ran on the machine.
-		if r.cpu.ok && r.target != "postgres" && r.cpu.other > 0.15 {
+		// PostgreSQL's own CPU is "other" for the postgres target; beyond
+		// it (or, without the backends' figure, for the other targets), a
+		// lot of it means something else ran on the machine.
+		other := r.cpu.other
+		if r.cpu.pgOK {
+			other = max(0, other-r.cpu.pg)
+		}
+		if r.cpu.ok && (r.target != "postgres" || r.cpu.pgOK) && other > 0.15 {
 			fmt.Fprintf(w, "\nWarning: other processes used %s cores during the %s period; "+
-				"the machine was not quiet, re-run for figures to rely on.\n", fmtCores(r.cpu.other), r.target)
+				"the machine was not quiet, re-run for figures to rely on.\n", fmtCores(other), r.target)
 		}
 	}
 	fmt.Fprintln(w)

@@ -86,6 +86,9 @@ type Service struct {
 	clock   clock.Clock
 	log     *slog.Logger
 	opts    Options
+	// keyBatch coalesces concurrent key lookups on PostgreSQL (nil on
+	// SQLite, where a lookup is a call into the same process).
+	keyBatch *keyBatcher
 
 	onCreate func(ctx context.Context, tx store.Q, workspaceID int64, now time.Time) error
 }
@@ -114,8 +117,14 @@ func NewService(d Deps, opts Options) *Service {
 	if d.Logger == nil {
 		d.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Service{db: d.DB, keys: d.Keys, hasher: d.Hasher, limiter: d.Limiter, queue: d.Queue,
+	s := &Service{db: d.DB, keys: d.Keys, hasher: d.Hasher, limiter: d.Limiter, queue: d.Queue,
 		mailer: d.Mailer, clock: d.Clock, log: d.Logger.With("component", "account"), opts: opts, onCreate: d.OnCreate}
+	if d.DB != nil && d.DB.Dialect() == store.Postgres {
+		s.keyBatch = newKeyBatcher(func(ctx context.Context, hashes []string) ([]keyRow, error) {
+			return workspacesByKeyHashes(ctx, s.db, hashes)
+		})
+	}
+	return s
 }
 
 // RegisterJobs registers the account's job handlers on pool.
@@ -210,7 +219,19 @@ func (s *Service) Authenticate(ctx context.Context, key string) (*Workspace, err
 		return nil, apperr.ErrUnauthorized
 	}
 	hash := secret.Hash(key)
-	w, stored, err := workspaceByKeyHash(ctx, s.db.Reader(), hash)
+	var (
+		w      *Workspace
+		stored string
+		err    error
+	)
+	if s.keyBatch != nil {
+		w, stored, err = s.keyBatch.get(ctx, hash)
+		if err == nil && w == nil {
+			return nil, apperr.ErrUnauthorized
+		}
+	} else {
+		w, stored, err = workspaceByKeyHash(ctx, s.db.Reader(), hash)
+	}
 	if store.IsNotFound(err) {
 		return nil, apperr.ErrUnauthorized
 	}
@@ -290,7 +311,9 @@ func (s *Service) APIKey(ctx context.Context, workspaceID int64) (string, error)
 }
 
 // RegenerateKey replaces the workspace key. The old key stops working on the
-// very next request: every request looks the key up, nothing caches it.
+// very next request: every request looks the key up, nothing caches it (on
+// PostgreSQL concurrent lookups share a query, but each is answered by one
+// that starts after its request arrived; see keyBatcher).
 func (s *Service) RegenerateKey(ctx context.Context, workspaceID int64) (string, error) {
 	key, sealed, err := s.newKey()
 	if err != nil {

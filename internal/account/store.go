@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"concierge/internal/store"
 )
 
@@ -60,6 +62,36 @@ func workspaceByKeyHash(ctx context.Context, q store.Q, hash string) (*Workspace
 		return nil, "", err
 	}
 	return &row.Workspace, row.KeyHash, nil
+}
+
+// workspacesByKeyHashes is workspaceByKeyHash for many hashes in one
+// statement, on PostgreSQL's native interface: one array parameter, so one
+// prepared statement whatever the count, and columns scanned without
+// reflection (every authenticated request goes through here).
+func workspacesByKeyHashes(ctx context.Context, db *store.DB, hashes []string) ([]keyRow, error) {
+	var out []keyRow
+	err := db.Pgx(ctx, func(conn *pgx.Conn) error {
+		rows, err := conn.Query(ctx, `SELECT `+profileColumns+`, k.key_hash FROM workspace_keys k
+			JOIN workspaces w ON w.id = k.workspace_id WHERE k.key_hash = ANY($1)`, hashes)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var r keyRow
+			w := &r.Workspace
+			if err := rows.Scan(&w.ID, &w.Email, &w.Name, &w.EmailVerifiedAt, &w.OnboardingCompletedAt,
+				&w.BillingCountry, &w.BotCount, &w.CreatedAt, &r.KeyHash); err != nil {
+				return err
+			}
+			out = append(out, r)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 func insertWorkspace(ctx context.Context, q store.Q, w *Workspace) error {
