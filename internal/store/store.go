@@ -119,17 +119,34 @@ type Q interface {
 
 // Get runs a query that returns one row into dest. No row is ErrNotFound.
 func Get(ctx context.Context, q Q, dest any, query string, args ...any) error {
-	return Normalize(q.GetContext(ctx, dest, q.Rebind(query), args...))
+	query = q.Rebind(query)
+	if st := txStmt(ctx, q, query); st != nil {
+		return Normalize(st.GetContext(ctx, dest, args...))
+	}
+	return Normalize(q.GetContext(ctx, dest, query, args...))
 }
 
 // Select runs a query into a slice.
 func Select(ctx context.Context, q Q, dest any, query string, args ...any) error {
-	return Normalize(q.SelectContext(ctx, dest, q.Rebind(query), args...))
+	query = q.Rebind(query)
+	if st := txStmt(ctx, q, query); st != nil {
+		return Normalize(st.SelectContext(ctx, dest, args...))
+	}
+	return Normalize(q.SelectContext(ctx, dest, query, args...))
 }
 
 // Exec runs a statement and reports the number of rows it affected.
 func Exec(ctx context.Context, q Q, query string, args ...any) (int64, error) {
-	res, err := q.ExecContext(ctx, q.Rebind(query), args...)
+	query = q.Rebind(query)
+	var (
+		res sql.Result
+		err error
+	)
+	if st := txStmt(ctx, q, query); st != nil {
+		res, err = st.ExecContext(ctx, args...)
+	} else {
+		res, err = q.ExecContext(ctx, query, args...)
+	}
 	if err != nil {
 		return 0, Normalize(err)
 	}
@@ -161,6 +178,19 @@ func (db *DB) tx(ctx context.Context, fn func(tx *sqlx.Tx) error) (err error) {
 	tx, err := db.w.BeginTxx(ctx, nil)
 	if err != nil {
 		return Normalize(fmt.Errorf("store: begin: %w", err))
+	}
+	if h, ok := db.wq.(*cachedHandle); ok {
+		// SQLite: statements of the transaction reuse the writer's
+		// prepared statements (see txStmt). Texts met for the first time
+		// are prepared once the transaction has given the writer's only
+		// connection back: preparing through the pool now would wait for
+		// it forever.
+		st := &txState{h: h}
+		txStates.Store(tx, st)
+		defer func() {
+			txStates.Delete(tx)
+			st.prepareMissed(ctx)
+		}()
 	}
 	defer func() {
 		if p := recover(); p != nil {
