@@ -18,6 +18,7 @@ import (
 	"concierge/internal/clock"
 	"concierge/internal/jobs"
 	"concierge/internal/retrieval"
+	"concierge/internal/secret"
 	"concierge/internal/store"
 )
 
@@ -153,6 +154,17 @@ type pending struct {
 	history   []Turn
 	hits      []retrieval.Hit
 	creditKey string
+	// oneShot: the answerer composes the whole reply at once and cannot
+	// fail midway, so nothing is reserved: the exchange is written in one
+	// transaction once the reply exists (see record).
+	oneShot bool
+}
+
+// composer is an Answerer that composes its whole reply at once, without
+// I/O, and cannot fail once it has: the extractive answerer. Its replies
+// need no reservation and no settle job.
+type composer interface {
+	compose(p Prompt) Answer
 }
 
 // Exchange is one reply being produced: Begin has checked and reserved
@@ -207,7 +219,18 @@ func (s *Service) Begin(ctx context.Context, req Request) (*Exchange, error) {
 	if !req.Preview {
 		p.cost = s.billing.Costs().ChatReply
 	}
-	if err := s.reserve(ctx, p); err != nil {
+	if _, ok := s.answerer.(composer); ok {
+		// 402 before answering; the debit itself is taken with the reply.
+		if err := s.checkBalance(ctx, p); err != nil {
+			return nil, err
+		}
+		p.oneShot = true
+		if p.sessionID == 0 {
+			p.publicID = secret.Token("cs_", 16)
+		}
+		p.msgPublic = secret.Token("msg_", 12)
+		p.creditKey = "chat-reply:" + p.msgPublic
+	} else if err := s.reserve(ctx, p); err != nil {
 		return nil, err
 	}
 	hits, err := s.retrieval.Search(ctx, b.WorkspaceID, b.ID, retrievalQuery(msg, p.history), retrieveK)
@@ -251,6 +274,9 @@ func (ex *Exchange) Run(ctx context.Context, emit func(string) error) (*Reply, e
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.opts.ReplyTimeout)
 	defer cancel()
+	if p.oneShot {
+		return s.runOneShot(ctx, p, emit)
+	}
 	ans, err := s.answerer.Answer(ctx, Prompt{Bot: b, Question: p.req.Message, History: p.history, Passages: p.hits}, emit)
 	if err != nil {
 		s.fail(p, err)
@@ -262,6 +288,35 @@ func (ex *Exchange) Run(ctx context.Context, emit func(string) error) (*Reply, e
 	}
 	if err := s.complete(ctx, p, ans, sources); err != nil {
 		return nil, err
+	}
+	return &Reply{SessionID: p.publicID, MessageID: p.msgPublic, Reply: ans.Text, Sources: sources,
+		Answered: ans.Answered, Preview: p.req.Preview, Credits: p.cost}, nil
+}
+
+// runOneShot answers with a composer: the reply is composed, then the
+// whole exchange is written and charged in one transaction (402 if the
+// balance went short meanwhile: nothing was said yet), then the text is
+// emitted. Should emitting fail (the client went away mid-stream), the
+// reply was not delivered and its credit is given back, as for a model
+// reply cut short.
+func (s *Service) runOneShot(ctx context.Context, p *pending, emit func(string) error) (*Reply, error) {
+	b := p.req.Bot.Bot
+	ans := s.answerer.(composer).compose(Prompt{Bot: b, Question: p.req.Message, History: p.history, Passages: p.hits})
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	sources := sourcesOf(p.hits, ans.Cited)
+	if !ans.Answered {
+		sources = []Source{}
+	}
+	if err := s.record(ctx, p, ans, sources); err != nil {
+		return nil, err
+	}
+	for _, part := range streamParts(ans.Text) {
+		if err := emit(part); err != nil {
+			s.undeliver(p, err)
+			return nil, err
+		}
 	}
 	return &Reply{SessionID: p.publicID, MessageID: p.msgPublic, Reply: ans.Text, Sources: sources,
 		Answered: ans.Answered, Preview: p.req.Preview, Credits: p.cost}, nil

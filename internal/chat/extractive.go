@@ -41,6 +41,8 @@ func (Extractive) Answer(ctx context.Context, p Prompt, emit func(string) error)
 	return ans, nil
 }
 
+func (Extractive) compose(p Prompt) Answer { return composeExtractive(p) }
+
 type candidate struct {
 	passage, order int
 	text           string
