@@ -184,6 +184,7 @@ type hitRow struct {
 	URL         sql.NullString `db:"url"`
 	HeadingPath string         `db:"heading_path"`
 	Text        string         `db:"text"`
+	Terms       string         `db:"terms"`
 	Name        string         `db:"name"`
 }
 
@@ -207,7 +208,7 @@ func (s *Service) hydrate(ctx context.Context, key botKey, cands []scored) ([]Hi
 		// rows by primary key, 50 times slower on a 20,000-passage bot. The
 		// filter still applies to every row.
 		if err := store.Select(ctx, s.db.Reader(), &got,
-			`SELECT p.id, p.document_id, p.title, p.url, p.heading_path, p.text, d.name
+			`SELECT p.id, p.document_id, p.title, p.url, p.heading_path, p.text, p.terms, d.name
 FROM passages p JOIN documents d ON d.id = p.document_id
 WHERE p.bot_id + 0 = ? AND p.workspace_id + 0 = ? AND d.status = 'ready' AND p.id IN (`+store.Placeholders(len(chunk))+`)`,
 			args...); err != nil {
@@ -226,7 +227,7 @@ WHERE p.bot_id + 0 = ? AND p.workspace_id + 0 = ? AND d.status = 'ready' AND p.i
 		hits = append(hits, Hit{
 			PassageID: r.ID, DocumentID: r.DocumentID, Score: c.score,
 			Title: r.Title, URL: r.URL.String, Text: r.Text,
-			HeadingPath: DecodeHeadingPath(r.HeadingPath), DocumentName: r.Name,
+			HeadingPath: DecodeHeadingPath(r.HeadingPath), DocumentName: r.Name, Terms: r.Terms,
 		})
 	}
 	return hits, nil
