@@ -178,7 +178,13 @@ func (s *Service) record(ctx context.Context, p *pending, ans Answer, sources []
 	}
 	now := s.clock.Now()
 	fresh := p.sessionID == 0
-	err = s.db.Tx(ctx, func(tx *sqlx.Tx) error {
+	// Replies arriving together share one commit on SQLite (TxGroup).
+	// The statements run on a context of their own: a visitor leaving
+	// while they run must not interrupt the shared transaction. ctx
+	// bounds the wait for the writer only.
+	wait := ctx
+	ctx = context.WithoutCancel(ctx)
+	err = s.db.TxGroup(wait, func(tx *sqlx.Tx) error {
 		if fresh {
 			var origin any
 			if p.req.Origin != "" {

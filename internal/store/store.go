@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -44,6 +45,10 @@ type DB struct {
 	// wq and rq are what Writer and Reader hand out: on SQLite, handles
 	// that reuse prepared statements.
 	wq, rq Q
+	// group runs TxGroup's transactions on SQLite (see group.go), made
+	// on first use.
+	groupOnce sync.Once
+	group     *group
 }
 
 // Open connects to the database described by opts. It does not migrate.
@@ -94,6 +99,10 @@ func (db *DB) Ping(ctx context.Context) error {
 
 // Close closes every connection.
 func (db *DB) Close() error {
+	db.groupOnce.Do(func() {}) // no group from now on
+	if db.group != nil {
+		db.group.stop()
+	}
 	for _, q := range []Q{db.wq, db.rq} {
 		if h, ok := q.(*cachedHandle); ok {
 			h.close()
@@ -172,6 +181,30 @@ func (db *DB) Tx(ctx context.Context, fn func(tx *sqlx.Tx) error) error {
 		time.Sleep(time.Duration(i+1) * 5 * time.Millisecond)
 	}
 	return err
+}
+
+// TxGroup is Tx for small, frequent transactions (a chat reply's
+// bookkeeping). On SQLite, transactions that arrive while the writer is
+// busy run together in one transaction with one commit: each in a
+// savepoint of its own, so that its error rolls back its changes only.
+// TxGroup returns once the shared transaction has committed (or failed,
+// which fails every transaction of the group that had not failed on its
+// own). A transaction sees the changes of those before it in the group,
+// as it would once they committed. On PostgreSQL it is Tx.
+//
+// fn must run its statements on a context that is not cancelled midway
+// (context.WithoutCancel): on SQLite an interrupted write rolls back the
+// whole shared transaction, failing the others of the group. ctx only
+// bounds the wait for the writer.
+func (db *DB) TxGroup(ctx context.Context, fn func(tx *sqlx.Tx) error) error {
+	if db.dialect != SQLite {
+		return db.Tx(ctx, fn)
+	}
+	db.groupOnce.Do(func() { db.group = newGroup(db) })
+	if db.group == nil {
+		return errClosed
+	}
+	return db.group.run(ctx, fn)
 }
 
 func (db *DB) tx(ctx context.Context, fn func(tx *sqlx.Tx) error) (err error) {
