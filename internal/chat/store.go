@@ -185,6 +185,17 @@ func (s *Service) record(ctx context.Context, p *pending, ans Answer, sources []
 	wait := ctx
 	ctx = context.WithoutCancel(ctx)
 	err = s.db.TxGroup(wait, func(tx *sqlx.Tx) error {
+		// The debit first. On PostgreSQL it locks the workspace row
+		// until the commit, so the replies of one workspace write one
+		// after the other and the foreign-key checks of the rows below
+		// find the workspace (and bot) row locked by their own
+		// transaction only: no shared lock of many transactions
+		// (a MultiXact) that every read of those rows must resolve.
+		if p.cost > 0 {
+			if _, err := s.billing.DebitTx(ctx, tx, b.WorkspaceID, p.cost, p.creditKey, "chat reply"); err != nil {
+				return err
+			}
+		}
 		if fresh {
 			var origin any
 			if p.req.Origin != "" {
@@ -215,13 +226,7 @@ func (s *Service) record(ctx context.Context, p *pending, ans Answer, sources []
 			s.answerer.Name(), now, now); err != nil {
 			return err
 		}
-		if p.cost == 0 {
-			return nil
-		}
-		// Last: on PostgreSQL the debit locks the workspace row until
-		// the commit.
-		_, err := s.billing.DebitTx(ctx, tx, b.WorkspaceID, p.cost, p.creditKey, "chat reply")
-		return err
+		return nil
 	})
 	if err != nil && fresh {
 		p.sessionID = 0
