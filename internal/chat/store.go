@@ -192,7 +192,7 @@ func (s *Service) record(ctx context.Context, p *pending, ans Answer, sources []
 		// transaction only: no shared lock of many transactions
 		// (a MultiXact) that every read of those rows must resolve.
 		if p.cost > 0 {
-			if _, err := s.billing.DebitTx(ctx, tx, b.WorkspaceID, p.cost, p.creditKey, "chat reply"); err != nil {
+			if _, err := s.billing.DebitNewTx(ctx, tx, b.WorkspaceID, p.cost, p.creditKey, "chat reply"); err != nil {
 				return err
 			}
 		}
