@@ -137,3 +137,15 @@ func TestTxGroupAfterClose(t *testing.T) {
 		t.Fatalf("after close: %v", err)
 	}
 }
+
+// TestSQLiteTempStoreInMemory: savepoint journals of a group never spill
+// to temporary files.
+func TestSQLiteTempStoreInMemory(t *testing.T) {
+	db := openTestSQLite(t)
+	for _, q := range []Q{db.Writer(), db.Reader()} {
+		var v int
+		if err := Get(context.Background(), q, &v, `PRAGMA temp_store`); err != nil || v != 2 {
+			t.Errorf("temp_store = %d (%v), want 2 (memory)", v, err)
+		}
+	}
+}
