@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"concierge/internal/apperr"
@@ -359,16 +360,44 @@ func sourcesOf(hits []retrieval.Hit, cited []int) []Source {
 	return out
 }
 
+// snippet is the start of s with its whitespace collapsed, at most n
+// runes, cut after a word when one ends in the second half, with "…" when
+// s is longer. It reads only as much of s as it shows.
 func snippet(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if utf8.RuneCountInString(s) <= n {
-		return s
+	var b strings.Builder
+	count, cut, space := 0, false, false
+	add := func(r rune) bool {
+		if count == n {
+			cut = true
+			return false
+		}
+		b.WriteRune(r)
+		count++
+		return true
 	}
-	r := []rune(s)[:n]
-	if i := strings.LastIndexByte(string(r), ' '); i > n/2 {
-		return string(r)[:i] + "…"
+	for _, r := range s {
+		if unicode.IsSpace(r) {
+			space = count > 0
+			continue
+		}
+		if space {
+			space = false
+			if !add(' ') {
+				break
+			}
+		}
+		if !add(r) {
+			break
+		}
 	}
-	return string(r) + "…"
+	t := b.String()
+	if !cut {
+		return t
+	}
+	if i := strings.LastIndexByte(t, ' '); i > n/2 {
+		return t[:i] + "…"
+	}
+	return t + "…"
 }
 
 func roundScore(f float64) float64 { return float64(int64(f*1e4+0.5)) / 1e4 }
