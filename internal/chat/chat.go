@@ -168,9 +168,9 @@ type composer interface {
 	compose(p Prompt) Answer
 }
 
-// Exchange is one reply being produced: Begin has checked and reserved
-// everything, Run produces the text, and the reply is charged only when
-// Run completes.
+// Exchange is one reply being produced: Begin has checked everything (and,
+// for a model answerer, reserved the credit), Run produces the text, and
+// the reply is charged only when Run completes.
 type Exchange struct {
 	s *Service
 	p *pending
@@ -181,9 +181,12 @@ type Exchange struct {
 	Offline   bool
 }
 
-// Begin validates a request, opens or continues its session, and reserves
-// the reply's credit (402 before any model call when the balance is
-// short). The returned Exchange must be Run.
+// Begin validates a request, opens or continues its session, and checks
+// the balance (402 before any answer when it is short). With a model
+// answerer it also writes the question and reserves the reply's credit;
+// with the extractive answerer (a composer) nothing is written before Run,
+// which records the whole exchange in one transaction. The returned
+// Exchange must be Run.
 func (s *Service) Begin(ctx context.Context, req Request) (*Exchange, error) {
 	msg := strings.TrimSpace(req.Message)
 	if msg == "" {
