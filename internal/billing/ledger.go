@@ -81,6 +81,18 @@ func (s *Service) DebitTx(ctx context.Context, tx *sqlx.Tx, workspaceID, amount 
 	return s.apply(ctx, tx, workspaceID, -amount, KindDebit, key, reason)
 }
 
+// DebitNewTx is DebitTx for a key made for this debit alone (a random
+// one, as a chat reply's): it does not look for an earlier entry with the
+// key before it writes. Should the key have been used after all, the
+// ledger's uniqueness still makes the debit happen once: the balance
+// change is undone and the first entry returned, as DebitTx would.
+func (s *Service) DebitNewTx(ctx context.Context, tx *sqlx.Tx, workspaceID, amount int64, key, reason string) (*LedgerEntry, error) {
+	if err := checkEntryArgs(amount, key); err != nil {
+		return nil, err
+	}
+	return s.applyEntry(ctx, tx, workspaceID, -amount, KindDebit, key, reason, false)
+}
+
 // RefundTx gives back, once per key and inside the caller's transaction,
 // credits a debit reserved for work that then failed (a reply the model
 // never finished). It is an adjustment, so the history shows both.
@@ -178,6 +190,14 @@ func checkEntryArgs(amount int64, key string) error {
 // the second case. Nothing here relies on a unique violation, which would
 // abort the caller's whole PostgreSQL transaction.
 func (s *Service) apply(ctx context.Context, q store.Q, workspaceID, delta int64, kind, key, reason string) (*LedgerEntry, error) {
+	return s.applyEntry(ctx, q, workspaceID, delta, kind, key, reason, true)
+}
+
+// applyEntry is apply; lookFirst false skips the first lookup of the key
+// (a key that cannot have been used yet), leaving a used key to the
+// conflict path.
+func (s *Service) applyEntry(ctx context.Context, q store.Q, workspaceID, delta int64, kind, key, reason string,
+	lookFirst bool) (*LedgerEntry, error) {
 	if len(reason) > maxReasonLength {
 		reason = reason[:maxReasonLength]
 	}
@@ -192,8 +212,10 @@ func (s *Service) apply(ctx context.Context, q store.Q, workspaceID, delta int64
 		e, err = sameKind(e, kind)
 		return e, true, err
 	}
-	if e, ok, err := first(); ok || err != nil {
-		return e, err
+	if lookFirst {
+		if e, ok, err := first(); ok || err != nil {
+			return e, err
+		}
 	}
 	bal, err := addBalance(ctx, q, workspaceID, delta)
 	if store.IsNotFound(err) {

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"concierge/internal/apperr"
@@ -18,6 +19,7 @@ import (
 	"concierge/internal/clock"
 	"concierge/internal/jobs"
 	"concierge/internal/retrieval"
+	"concierge/internal/secret"
 	"concierge/internal/store"
 )
 
@@ -153,11 +155,22 @@ type pending struct {
 	history   []Turn
 	hits      []retrieval.Hit
 	creditKey string
+	// oneShot: the answerer composes the whole reply at once and cannot
+	// fail midway, so nothing is reserved: the exchange is written in one
+	// transaction once the reply exists (see record).
+	oneShot bool
 }
 
-// Exchange is one reply being produced: Begin has checked and reserved
-// everything, Run produces the text, and the reply is charged only when
-// Run completes.
+// composer is an Answerer that composes its whole reply at once, without
+// I/O, and cannot fail once it has: the extractive answerer. Its replies
+// need no reservation and no settle job.
+type composer interface {
+	compose(p Prompt) Answer
+}
+
+// Exchange is one reply being produced: Begin has checked everything (and,
+// for a model answerer, reserved the credit), Run produces the text, and
+// the reply is charged only when Run completes.
 type Exchange struct {
 	s *Service
 	p *pending
@@ -168,9 +181,12 @@ type Exchange struct {
 	Offline   bool
 }
 
-// Begin validates a request, opens or continues its session, and reserves
-// the reply's credit (402 before any model call when the balance is
-// short). The returned Exchange must be Run.
+// Begin validates a request, opens or continues its session, and checks
+// the balance (402 before any answer when it is short). With a model
+// answerer it also writes the question and reserves the reply's credit;
+// with the extractive answerer (a composer) nothing is written before Run,
+// which records the whole exchange in one transaction. The returned
+// Exchange must be Run.
 func (s *Service) Begin(ctx context.Context, req Request) (*Exchange, error) {
 	msg := strings.TrimSpace(req.Message)
 	if msg == "" {
@@ -207,7 +223,18 @@ func (s *Service) Begin(ctx context.Context, req Request) (*Exchange, error) {
 	if !req.Preview {
 		p.cost = s.billing.Costs().ChatReply
 	}
-	if err := s.reserve(ctx, p); err != nil {
+	if _, ok := s.answerer.(composer); ok {
+		// 402 before answering; the debit itself is taken with the reply.
+		if err := s.checkBalance(ctx, p); err != nil {
+			return nil, err
+		}
+		p.oneShot = true
+		if p.sessionID == 0 {
+			p.publicID = secret.Token("cs_", 16)
+		}
+		p.msgPublic = secret.Token("msg_", 12)
+		p.creditKey = "chat-reply:" + p.msgPublic
+	} else if err := s.reserve(ctx, p); err != nil {
 		return nil, err
 	}
 	hits, err := s.retrieval.Search(ctx, b.WorkspaceID, b.ID, retrievalQuery(msg, p.history), retrieveK)
@@ -251,6 +278,9 @@ func (ex *Exchange) Run(ctx context.Context, emit func(string) error) (*Reply, e
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.opts.ReplyTimeout)
 	defer cancel()
+	if p.oneShot {
+		return s.runOneShot(ctx, p, emit)
+	}
 	ans, err := s.answerer.Answer(ctx, Prompt{Bot: b, Question: p.req.Message, History: p.history, Passages: p.hits}, emit)
 	if err != nil {
 		s.fail(p, err)
@@ -262,6 +292,35 @@ func (ex *Exchange) Run(ctx context.Context, emit func(string) error) (*Reply, e
 	}
 	if err := s.complete(ctx, p, ans, sources); err != nil {
 		return nil, err
+	}
+	return &Reply{SessionID: p.publicID, MessageID: p.msgPublic, Reply: ans.Text, Sources: sources,
+		Answered: ans.Answered, Preview: p.req.Preview, Credits: p.cost}, nil
+}
+
+// runOneShot answers with a composer: the reply is composed, then the
+// whole exchange is written and charged in one transaction (402 if the
+// balance went short meanwhile: nothing was said yet), then the text is
+// emitted. Should emitting fail (the client went away mid-stream), the
+// reply was not delivered and its credit is given back, as for a model
+// reply cut short.
+func (s *Service) runOneShot(ctx context.Context, p *pending, emit func(string) error) (*Reply, error) {
+	b := p.req.Bot.Bot
+	ans := s.answerer.(composer).compose(Prompt{Bot: b, Question: p.req.Message, History: p.history, Passages: p.hits})
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	sources := sourcesOf(p.hits, ans.Cited)
+	if !ans.Answered {
+		sources = []Source{}
+	}
+	if err := s.record(ctx, p, ans, sources); err != nil {
+		return nil, err
+	}
+	for _, part := range streamParts(ans.Text) {
+		if err := emit(part); err != nil {
+			s.undeliver(p, err)
+			return nil, err
+		}
 	}
 	return &Reply{SessionID: p.publicID, MessageID: p.msgPublic, Reply: ans.Text, Sources: sources,
 		Answered: ans.Answered, Preview: p.req.Preview, Credits: p.cost}, nil
@@ -304,16 +363,44 @@ func sourcesOf(hits []retrieval.Hit, cited []int) []Source {
 	return out
 }
 
+// snippet is the start of s with its whitespace collapsed, at most n
+// runes, cut after a word when one ends in the second half, with "…" when
+// s is longer. It reads only as much of s as it shows.
 func snippet(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if utf8.RuneCountInString(s) <= n {
-		return s
+	var b strings.Builder
+	count, cut, space := 0, false, false
+	add := func(r rune) bool {
+		if count == n {
+			cut = true
+			return false
+		}
+		b.WriteRune(r)
+		count++
+		return true
 	}
-	r := []rune(s)[:n]
-	if i := strings.LastIndexByte(string(r), ' '); i > n/2 {
-		return string(r)[:i] + "…"
+	for _, r := range s {
+		if unicode.IsSpace(r) {
+			space = count > 0
+			continue
+		}
+		if space {
+			space = false
+			if !add(' ') {
+				break
+			}
+		}
+		if !add(r) {
+			break
+		}
 	}
-	return string(r) + "…"
+	t := b.String()
+	if !cut {
+		return t
+	}
+	if i := strings.LastIndexByte(t, ' '); i > n/2 {
+		return t[:i] + "…"
+	}
+	return t + "…"
 }
 
 func roundScore(f float64) float64 { return float64(int64(f*1e4+0.5)) / 1e4 }

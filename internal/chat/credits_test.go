@@ -162,3 +162,39 @@ func TestModelFaultsChargeOnlyCompletedReplies(t *testing.T) {
 		t.Logf("delivered %d, failed before the first word %d, cut mid-stream %d", delivered.Load(), failedEarly.Load(), cut.Load())
 	})
 }
+
+// TestExtractiveReplyIsOneWrite: an extractive reply needs no reservation:
+// no settle job, the reply written completed with its question, the
+// session's counters and one conversation.started event per session.
+func TestExtractiveReplyIsOneWrite(t *testing.T) {
+	testkit.ForEachEngine(t, func(t *testing.T, e testkit.Engine) {
+		w := newWorld(t, e)
+		_, rep := w.chat(t, "Where do orders ship from?", "")
+		if r, _ := w.chat(t, "How long does delivery inside India take?", rep.SessionID); r.Status != 200 {
+			t.Fatalf("follow-up: %d %s", r.Status, r.Body)
+		}
+		ctx := context.Background()
+		count := func(query string, args ...any) int64 {
+			var n int64
+			if err := store.Get(ctx, w.a.DB.Reader(), &n, query, args...); err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+		if n := count(`SELECT COUNT(*) FROM jobs WHERE kind = 'chat.settle'`); n != 0 {
+			t.Errorf("%d settle jobs, want none", n)
+		}
+		if n := count(`SELECT messages FROM chat_sessions WHERE public_id = ?`, rep.SessionID); n != 4 {
+			t.Errorf("session counts %d messages, want 4", n)
+		}
+		if n := count(`SELECT COUNT(*) FROM chat_messages WHERE status <> 'completed'`); n != 0 {
+			t.Errorf("%d messages not completed", n)
+		}
+		if n := count(`SELECT COUNT(*) FROM events WHERE workspace_id = ? AND type = 'conversation.started'`, w.ws); n != 1 {
+			t.Errorf("%d conversation.started events, want 1", n)
+		}
+		if d, r, c := w.ledger(t); d != 2 || r != 0 || c != 2 {
+			t.Errorf("debited %d, refunded %d, completed %d; want 2, 0, 2", d, r, c)
+		}
+	})
+}

@@ -41,6 +41,8 @@ func (Extractive) Answer(ctx context.Context, p Prompt, emit func(string) error)
 	return ans, nil
 }
 
+func (Extractive) compose(p Prompt) Answer { return composeExtractive(p) }
+
 type candidate struct {
 	passage, order int
 	text           string
@@ -61,9 +63,12 @@ func composeExtractive(p Prompt) Answer {
 	need := max(1, (len(qterms)+1)/2)
 	grounded := false
 	var cands []candidate
-	for pi, h := range p.Passages[:min(len(p.Passages), extractivePassages)] {
+	for pi := range p.Passages[:min(len(p.Passages), extractivePassages)] {
+		h := &p.Passages[pi]
+		// The terms the index stored for the passage, and its sentences
+		// analysed in the passage's language: nothing is analysed twice.
 		cover := map[string]bool{}
-		for _, t := range retrieval.Terms(h.Title + " " + strings.Join(h.HeadingPath, " ") + " " + h.Text) {
+		for _, t := range h.PassageTerms() {
 			if want[t] {
 				cover[t] = true
 			}
@@ -73,7 +78,7 @@ func composeExtractive(p Prompt) Answer {
 		}
 		for si, sent := range sentences(h.Text) {
 			hit := map[string]bool{}
-			for _, t := range retrieval.Terms(sent) {
+			for _, t := range h.TermsOf(sent) {
 				if want[t] {
 					hit[t] = true
 				}

@@ -109,16 +109,8 @@ func (s *Service) addUserMessageTx(ctx context.Context, tx store.Q, p *pending, 
 // credit held, or nothing happened and the caller gets the 402.
 func (s *Service) reserve(ctx context.Context, p *pending) error {
 	b := p.req.Bot.Bot
-	if p.cost > 0 {
-		// Refuse an empty balance from a reader, without queueing for
-		// the writer: under a burst most requests are refusals.
-		bal, err := s.billing.Balance(ctx, b.WorkspaceID)
-		if err != nil {
-			return err
-		}
-		if bal < p.cost {
-			return &apperr.InsufficientCredits{Required: p.cost, Available: bal}
-		}
+	if err := s.checkBalance(ctx, p); err != nil {
+		return err
 	}
 	now := s.clock.Now()
 	p.msgPublic = secret.Token("msg_", 12)
@@ -154,6 +146,113 @@ func (s *Service) reserve(ctx context.Context, p *pending) error {
 		return err
 	}
 	return nil
+}
+
+// checkBalance refuses a reply the balance cannot pay for, from a reader,
+// without queueing for the writer: under a burst most requests are
+// refusals. The debit re-checks under the write lock.
+func (s *Service) checkBalance(ctx context.Context, p *pending) error {
+	if p.cost == 0 {
+		return nil
+	}
+	bal, err := s.billing.Balance(ctx, p.req.Bot.Bot.WorkspaceID)
+	if err != nil {
+		return err
+	}
+	if bal < p.cost {
+		return &apperr.InsufficientCredits{Required: p.cost, Available: bal}
+	}
+	return nil
+}
+
+// record writes a composed reply's whole exchange in one transaction: the
+// session (new, or its counters), the question and the completed reply,
+// and the reply's debit. Either all of it exists, charged once, or none of
+// it does and the caller gets the error (402 when the balance went short
+// since Begin checked it).
+func (s *Service) record(ctx context.Context, p *pending, ans Answer, sources []Source) error {
+	b := p.req.Bot.Bot
+	src, err := json.Marshal(sources)
+	if err != nil {
+		return err
+	}
+	now := s.clock.Now()
+	fresh := p.sessionID == 0
+	// Replies arriving together share one commit on SQLite (TxGroup).
+	// The statements run on a context of their own: a visitor leaving
+	// while they run must not interrupt the shared transaction. ctx
+	// bounds the wait for the writer only.
+	wait := ctx
+	ctx = context.WithoutCancel(ctx)
+	err = s.db.TxGroup(wait, func(tx *sqlx.Tx) error {
+		// The debit first. On PostgreSQL it locks the workspace row
+		// until the commit, so the replies of one workspace write one
+		// after the other and the foreign-key checks of the rows below
+		// find the workspace (and bot) row locked by their own
+		// transaction only: no shared lock of many transactions
+		// (a MultiXact) that every read of those rows must resolve.
+		if p.cost > 0 {
+			if _, err := s.billing.DebitNewTx(ctx, tx, b.WorkspaceID, p.cost, p.creditKey, "chat reply"); err != nil {
+				return err
+			}
+		}
+		if fresh {
+			var origin any
+			if p.req.Origin != "" {
+				origin = p.req.Origin
+			}
+			if err := store.Get(ctx, tx, &p.sessionID, `INSERT INTO chat_sessions (public_id, workspace_id, bot_id, preview,
+				origin, messages, created_at, last_message_at) VALUES (?, ?, ?, ?, ?, 2, ?, ?) RETURNING id`,
+				p.publicID, b.WorkspaceID, b.ID, p.req.Preview, origin, now, now); err != nil {
+				return err
+			}
+			if !p.req.Preview {
+				if _, err := outbox.Add(ctx, tx, now, outbox.Event{WorkspaceID: b.WorkspaceID, BotID: b.ID,
+					Type: "conversation.started", Data: map[string]any{"bot_id": b.ID, "session_id": p.publicID}}); err != nil {
+					return err
+				}
+			}
+		} else if _, err := store.Exec(ctx, tx, `UPDATE chat_sessions SET messages = messages + 2, last_message_at = ?
+			WHERE id = ?`, now, p.sessionID); err != nil {
+			return err
+		}
+		// The question, then the reply (ids in this order: history sorts by id).
+		if _, err := store.Exec(ctx, tx, `INSERT INTO chat_messages (public_id, session_id, workspace_id, bot_id, role,
+			status, text, sources, answered, credits, answerer, created_at, completed_at)
+			VALUES (?, ?, ?, ?, 'user', 'completed', ?, '[]', NULL, 0, '', ?, ?),
+			(?, ?, ?, ?, 'assistant', 'completed', ?, ?, ?, ?, ?, ?, ?)`,
+			secret.Token("msg_", 12), p.sessionID, b.WorkspaceID, b.ID, p.req.Message, now, now,
+			p.msgPublic, p.sessionID, b.WorkspaceID, b.ID, ans.Text, string(src), ans.Answered, p.cost,
+			s.answerer.Name(), now, now); err != nil {
+			return err
+		}
+		return nil
+	})
+	if err != nil && fresh {
+		p.sessionID = 0
+	}
+	return err
+}
+
+// undeliver gives back the credit of a recorded reply that could not be
+// delivered (the stream broke while it was sent): the reply becomes a
+// failed one, refunded once, as a model reply cut short would be.
+func (s *Service) undeliver(p *pending, cause error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	err := s.db.Tx(ctx, func(tx *sqlx.Tx) error {
+		n, err := store.Exec(ctx, tx, `UPDATE chat_messages SET status = 'failed', error = ? WHERE public_id = ?
+			AND status = 'completed'`, failureKind(cause), p.msgPublic)
+		if err != nil || n == 0 || p.cost == 0 {
+			return err
+		}
+		_, err = s.billing.RefundTx(ctx, tx, p.req.Bot.Bot.WorkspaceID, p.cost, "chat-refund:"+p.msgPublic,
+			"chat reply not delivered")
+		return err
+	})
+	if err != nil {
+		s.log.Warn("chat: refund of an undelivered reply", "message_id", p.msgPublic, "err", err)
+	}
 }
 
 // complete charges the reply for good: the pending message becomes the

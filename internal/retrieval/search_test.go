@@ -4,6 +4,7 @@ import (
 	"concierge/internal/retrieval"
 	"context"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -29,6 +30,10 @@ func TestSearchBasics(t *testing.T) {
 		want := retrieval.Hit{PassageID: pids[0], DocumentID: doc, Score: hits[0].Score, Title: "Refunds",
 			URL: "https://example.com/refunds", Text: "Refunds are issued within 14 days of a cancelled order.",
 			HeadingPath: []string{"Billing", "Refunds"}, DocumentName: "handbook.md"}
+		if !strings.HasPrefix(hits[0].Terms, "v1 en\n") {
+			t.Errorf("hit terms %q, want the stored analysis", hits[0].Terms)
+		}
+		want.Terms = hits[0].Terms
 		if diff := cmp.Diff(want, hits[0]); diff != "" {
 			t.Errorf("hit (-want +got):\n%s", diff)
 		}

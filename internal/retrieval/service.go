@@ -34,6 +34,39 @@ type Hit struct {
 	Title, URL, Text string
 	HeadingPath      []string
 	DocumentName     string
+	// Terms is the passage's analysed terms as the index stores them
+	// (the passages.terms column, Analyze's format), so that an answerer
+	// can match words without analysing the passage again: see
+	// PassageTerms and TermsOf.
+	Terms string
+}
+
+// PassageTerms returns the terms of the hit's title, heading path and text
+// as they were indexed. Without stored terms (a hit built by hand) it
+// analyses them with Terms.
+func (h *Hit) PassageTerms() []string {
+	if h.Terms == "" {
+		return Terms(h.Title + " " + strings.Join(h.HeadingPath, " ") + " " + h.Text)
+	}
+	var out []string
+	scanTerms(h.Terms, func(_ int, t string) { out = append(out, t) })
+	return out
+}
+
+// TermsOf analyses part of the hit's text (a sentence) the way the passage
+// was indexed: in the passage's language, rather than in one detected
+// from the part alone. Without stored terms it is Terms(part).
+func (h *Hit) TermsOf(part string) []string {
+	rest, ok := strings.CutPrefix(h.Terms, termsVersion+" ")
+	if !ok {
+		return Terms(part)
+	}
+	code, _, _ := strings.Cut(rest, "\n")
+	l := parseLang(code)
+	if l == langUnknown {
+		return Terms(part)
+	}
+	return emitTerms(segment(part), l, nil)
 }
 
 // Options configures a Service. Zero values take the defaults.

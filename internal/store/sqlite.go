@@ -12,13 +12,17 @@ import (
 
 // sqlitePragmas apply to every connection: WAL so readers never block the
 // writer, a busy timeout for other processes (the CLI) holding the lock,
-// foreign keys (off by default and per connection in SQLite), and NORMAL
-// synchronous, which in WAL mode loses nothing on an application crash.
+// foreign keys (off by default and per connection in SQLite), NORMAL
+// synchronous, which in WAL mode loses nothing on an application crash, and
+// temporary files in memory: a transaction of DB.TxGroup keeps each member
+// in a savepoint, whose journal would otherwise spill to a temporary file
+// past 64 KiB and cost a write(2) per page for the rest of the transaction.
 var sqlitePragmas = []string{
 	"journal_mode(WAL)",
 	"busy_timeout(5000)",
 	"foreign_keys(1)",
 	"synchronous(NORMAL)",
+	"temp_store(MEMORY)",
 }
 
 func sqliteDSN(path string, writer bool) string {

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -44,6 +45,10 @@ type DB struct {
 	// wq and rq are what Writer and Reader hand out: on SQLite, handles
 	// that reuse prepared statements.
 	wq, rq Q
+	// group runs TxGroup's transactions on SQLite (see group.go), made
+	// on first use.
+	groupOnce sync.Once
+	group     *group
 }
 
 // Open connects to the database described by opts. It does not migrate.
@@ -94,6 +99,10 @@ func (db *DB) Ping(ctx context.Context) error {
 
 // Close closes every connection.
 func (db *DB) Close() error {
+	db.groupOnce.Do(func() {}) // no group from now on
+	if db.group != nil {
+		db.group.stop()
+	}
 	for _, q := range []Q{db.wq, db.rq} {
 		if h, ok := q.(*cachedHandle); ok {
 			h.close()
@@ -119,17 +128,34 @@ type Q interface {
 
 // Get runs a query that returns one row into dest. No row is ErrNotFound.
 func Get(ctx context.Context, q Q, dest any, query string, args ...any) error {
-	return Normalize(q.GetContext(ctx, dest, q.Rebind(query), args...))
+	query = q.Rebind(query)
+	if st := txStmt(ctx, q, query); st != nil {
+		return Normalize(st.GetContext(ctx, dest, args...))
+	}
+	return Normalize(q.GetContext(ctx, dest, query, args...))
 }
 
 // Select runs a query into a slice.
 func Select(ctx context.Context, q Q, dest any, query string, args ...any) error {
-	return Normalize(q.SelectContext(ctx, dest, q.Rebind(query), args...))
+	query = q.Rebind(query)
+	if st := txStmt(ctx, q, query); st != nil {
+		return Normalize(st.SelectContext(ctx, dest, args...))
+	}
+	return Normalize(q.SelectContext(ctx, dest, query, args...))
 }
 
 // Exec runs a statement and reports the number of rows it affected.
 func Exec(ctx context.Context, q Q, query string, args ...any) (int64, error) {
-	res, err := q.ExecContext(ctx, q.Rebind(query), args...)
+	query = q.Rebind(query)
+	var (
+		res sql.Result
+		err error
+	)
+	if st := txStmt(ctx, q, query); st != nil {
+		res, err = st.ExecContext(ctx, args...)
+	} else {
+		res, err = q.ExecContext(ctx, query, args...)
+	}
 	if err != nil {
 		return 0, Normalize(err)
 	}
@@ -157,10 +183,47 @@ func (db *DB) Tx(ctx context.Context, fn func(tx *sqlx.Tx) error) error {
 	return err
 }
 
+// TxGroup is Tx for small, frequent transactions (a chat reply's
+// bookkeeping). On SQLite, transactions that arrive while the writer is
+// busy run together in one transaction with one commit: each in a
+// savepoint of its own, so that its error rolls back its changes only.
+// TxGroup returns once the shared transaction has committed (or failed,
+// which fails every transaction of the group that had not failed on its
+// own). A transaction sees the changes of those before it in the group,
+// as it would once they committed. On PostgreSQL it is Tx.
+//
+// fn must run its statements on a context that is not cancelled midway
+// (context.WithoutCancel): on SQLite an interrupted write rolls back the
+// whole shared transaction, failing the others of the group. ctx only
+// bounds the wait for the writer.
+func (db *DB) TxGroup(ctx context.Context, fn func(tx *sqlx.Tx) error) error {
+	if db.dialect != SQLite {
+		return db.Tx(ctx, fn)
+	}
+	db.groupOnce.Do(func() { db.group = newGroup(db) })
+	if db.group == nil {
+		return errClosed
+	}
+	return db.group.run(ctx, fn)
+}
+
 func (db *DB) tx(ctx context.Context, fn func(tx *sqlx.Tx) error) (err error) {
 	tx, err := db.w.BeginTxx(ctx, nil)
 	if err != nil {
 		return Normalize(fmt.Errorf("store: begin: %w", err))
+	}
+	if h, ok := db.wq.(*cachedHandle); ok {
+		// SQLite: statements of the transaction reuse the writer's
+		// prepared statements (see txStmt). Texts met for the first time
+		// are prepared once the transaction has given the writer's only
+		// connection back: preparing through the pool now would wait for
+		// it forever.
+		st := &txState{h: h}
+		txStates.Store(tx, st)
+		defer func() {
+			txStates.Delete(tx)
+			st.prepareMissed(ctx)
+		}()
 	}
 	defer func() {
 		if p := recover(); p != nil {
