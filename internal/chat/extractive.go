@@ -64,32 +64,30 @@ func composeExtractive(p Prompt) Answer {
 	grounded := false
 	var cands []candidate
 	for pi := range p.Passages[:min(len(p.Passages), extractivePassages)] {
-		h := &p.Passages[pi]
-		// The terms the index stored for the passage, and its sentences
-		// analysed in the passage's language: nothing is analysed twice.
-		cover := map[string]bool{}
-		for _, t := range h.PassageTerms() {
+		a := analyse(&p.Passages[pi])
+		cover := 0
+		for _, t := range a.terms {
 			if want[t] {
-				cover[t] = true
+				cover++
 			}
 		}
-		if len(cover) >= need {
+		if cover >= need {
 			grounded = true
 		}
-		for si, sent := range sentences(h.Text) {
-			hit := map[string]bool{}
-			for _, t := range h.TermsOf(sent) {
+		for si, sent := range a.sentences {
+			hit := 0
+			for _, t := range sent.terms {
 				if want[t] {
-					hit[t] = true
+					hit++
 				}
 			}
-			if len(hit) == 0 {
+			if hit == 0 {
 				continue
 			}
 			// Earlier passages rank better; a sentence that matches many
 			// question terms beats a long one that matches one.
-			score := float64(len(hit))/float64(len(qterms)) + 0.5/float64(pi+1) - float64(si)*0.01
-			cands = append(cands, candidate{passage: pi, order: si, text: sent, score: score})
+			score := float64(hit)/float64(len(qterms)) + 0.5/float64(pi+1) - float64(si)*0.01
+			cands = append(cands, candidate{passage: pi, order: si, text: sent.text, score: score})
 		}
 	}
 	if !grounded || len(cands) == 0 {
@@ -136,6 +134,33 @@ func composeExtractive(p Prompt) Answer {
 		}
 	}
 	return Answer{Text: b.String(), Answered: true, Cited: cited}
+}
+
+// analysed is a passage as the extractive answerer reads it: its distinct
+// terms (title, headings and text, as indexed) and its sentences with
+// their distinct terms, analysed in the passage's language. It depends on
+// the passage alone, so it is computed once per cached passage (Hit.Memo)
+// and shared: never modified.
+type analysed struct {
+	terms     []string
+	sentences []analysedSentence
+}
+
+type analysedSentence struct {
+	text  string
+	terms []string
+}
+
+type analysedKey struct{}
+
+func analyse(h *retrieval.Hit) *analysed {
+	return h.Memo(analysedKey{}, func() any {
+		a := &analysed{terms: uniq(h.PassageTerms())}
+		for _, sent := range sentences(h.Text) {
+			a.sentences = append(a.sentences, analysedSentence{text: sent, terms: uniq(h.TermsOf(sent))})
+		}
+		return a
+	}).(*analysed)
 }
 
 // dontKnow is the honest answer when the knowledge has none, in the bot's

@@ -189,17 +189,28 @@ type hitRow struct {
 }
 
 // hydrate reads what the hits show. The index holds no texts (they would
-// triple its memory), and reading them here also drops any passage whose
-// document stopped being ready since the snapshot was built.
+// triple its memory): passages found recently come from the passage cache
+// (see passageCache), the others from the database, which also drops any of
+// them whose document stopped being ready since the snapshot was built.
 func (s *Service) hydrate(ctx context.Context, key botKey, cands []scored) ([]Hit, error) {
 	if len(cands) == 0 {
 		return nil, nil
 	}
-	rows := make(map[int64]hitRow, len(cands))
-	for chunk := range slices.Chunk(cands, inChunk) {
+	ids := make([]int64, len(cands))
+	for i, c := range cands {
+		ids[i] = c.id
+	}
+	found := s.passages.get(ids)
+	var missing []int64
+	for _, id := range ids {
+		if _, ok := found[id]; !ok {
+			missing = append(missing, id)
+		}
+	}
+	for chunk := range slices.Chunk(missing, inChunk) {
 		args := []any{key.bot, key.workspace}
-		for _, c := range chunk {
-			args = append(args, c.id)
+		for _, id := range chunk {
+			args = append(args, id)
 		}
 		var got []hitRow
 		// "+ 0" keeps both planners off the (bot_id, document_id) index:
@@ -221,19 +232,21 @@ FROM p JOIN documents d ON d.id = p.document_id WHERE d.status = 'ready'`,
 			return nil, fmt.Errorf("retrieval: read hits: %w", err)
 		}
 		for _, r := range got {
-			rows[r.ID] = r
+			found[r.ID] = s.passages.put(&cachedPassage{id: r.ID, doc: r.DocumentID, title: r.Title, url: r.URL.String,
+				text: r.Text, terms: r.Terms, docName: r.Name, heading: DecodeHeadingPath(r.HeadingPath)})
 		}
 	}
 	hits := make([]Hit, 0, len(cands))
 	for _, c := range cands {
-		r, ok := rows[c.id]
+		p, ok := found[c.id]
 		if !ok {
 			continue
 		}
 		hits = append(hits, Hit{
-			PassageID: r.ID, DocumentID: r.DocumentID, Score: c.score,
-			Title: r.Title, URL: r.URL.String, Text: r.Text,
-			HeadingPath: DecodeHeadingPath(r.HeadingPath), DocumentName: r.Name, Terms: r.Terms,
+			PassageID: p.id, DocumentID: p.doc, Score: c.score,
+			Title: p.title, URL: p.url, Text: p.text,
+			HeadingPath: slices.Clone(p.heading), DocumentName: p.docName, Terms: p.terms,
+			cached: p,
 		})
 	}
 	return hits, nil

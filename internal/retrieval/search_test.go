@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"concierge/internal/testkit"
 )
@@ -34,7 +35,7 @@ func TestSearchBasics(t *testing.T) {
 			t.Errorf("hit terms %q, want the stored analysis", hits[0].Terms)
 		}
 		want.Terms = hits[0].Terms
-		if diff := cmp.Diff(want, hits[0]); diff != "" {
+		if diff := cmp.Diff(want, hits[0], cmpopts.IgnoreUnexported(retrieval.Hit{})); diff != "" {
 			t.Errorf("hit (-want +got):\n%s", diff)
 		}
 		if hits[0].Score <= 0 {
@@ -127,7 +128,7 @@ func TestEnginesRankIdentically(t *testing.T) {
 		t.Skip("needs both engines")
 	}
 	opt := cmp.Comparer(func(x, y float64) bool { return math.Abs(x-y) <= 1e-9 })
-	if diff := cmp.Diff(a, b, opt); diff != "" {
+	if diff := cmp.Diff(a, b, opt, cmpopts.IgnoreUnexported(retrieval.Hit{})); diff != "" {
 		t.Errorf("sqlite vs postgres (-sqlite +postgres):\n%s", diff)
 	}
 	if len(a[1]) != len(texts) {

@@ -39,6 +39,8 @@ type Hit struct {
 	// can match words without analysing the passage again: see
 	// PassageTerms and TermsOf.
 	Terms string
+
+	cached *cachedPassage // the shared entry behind Memo; nil for a hit built by hand
 }
 
 // PassageTerms returns the terms of the hit's title, heading path and text
@@ -97,7 +99,17 @@ type Options struct {
 	// Commits made through this Service's Invalidate show at once; a commit
 	// by another replica shows within this interval plus one index update.
 	VersionCheck time.Duration
+	// PassageCacheBytes bounds the passages kept in memory after a search
+	// returned them, with what answerers derive from them (default
+	// DefaultPassageCacheBytes; NoPassageCache turns the cache off).
+	PassageCacheBytes int64
 }
+
+// DefaultPassageCacheBytes is the default bound of the passage cache.
+const DefaultPassageCacheBytes = 64 << 20
+
+// NoPassageCache is the PassageCacheBytes value that turns the cache off.
+const NoPassageCache = -1
 
 // DefaultVersionCheck keeps a warm search free of database round trips
 // but one (reading the hits' texts) while other replicas' commits still
@@ -133,10 +145,12 @@ type Service struct {
 	opts   Options
 	log    *slog.Logger
 
-	mu     sync.Mutex
-	bots   map[botKey]*botIndex
-	lru    *list.List // of *botIndex, most recently searched first
-	cached int        // passages in the published snapshots of cached bots
+	mu   sync.Mutex
+	bots map[botKey]*botIndex
+	lru  *list.List // of *botIndex, most recently searched first
+
+	passages *passageCache // nil when turned off
+	cached   int           // passages in the published snapshots of cached bots
 }
 
 // botKey selects an index: a bot id alone never does, so a bot id presented
@@ -196,13 +210,20 @@ func New(db *store.DB, opts Options) *Service {
 	case opts.VersionCheck < 0:
 		opts.VersionCheck = 0
 	}
+	switch {
+	case opts.PassageCacheBytes == 0:
+		opts.PassageCacheBytes = DefaultPassageCacheBytes
+	case opts.PassageCacheBytes < 0:
+		opts.PassageCacheBytes = 0
+	}
 	return &Service{
-		db:     db,
-		params: params{k1: opts.K1, b: opts.B, titleBoost: opts.TitleBoost, headingBoost: opts.HeadingBoost},
-		opts:   opts,
-		log:    opts.Logger,
-		bots:   map[botKey]*botIndex{},
-		lru:    list.New(),
+		passages: newPassageCache(opts.PassageCacheBytes),
+		db:       db,
+		params:   params{k1: opts.K1, b: opts.B, titleBoost: opts.TitleBoost, headingBoost: opts.HeadingBoost},
+		opts:     opts,
+		log:      opts.Logger,
+		bots:     map[botKey]*botIndex{},
+		lru:      list.New(),
 	}
 }
 
