@@ -51,9 +51,9 @@ type bareSource struct {
 // bareAnswer is a typical extractive reply from the chat scenario's
 // handbook: four sentences and one source (the sentences come from one
 // document), so that its body is about as long as concierge's (about
-// 880 bytes).
+// 900 bytes).
 var bareAnswer = bareReply{
-	MessageID: "msg_AAAAAAAAAAAAAAAA",
+	MessageID: "msg_019aab12cd34AAAAAAAAAAAAAAAA", // the shape of secret.OrderedToken("msg_", 12)
 	Reply: "You can return the Aurora electric kettle AE-1042 within 14 days of delivery if it is unused and in its " +
 		"original packaging. Opened items can be returned within 9 days only when they are faulty. Refunds reach the " +
 		"original payment method within 5 business days after we receive the parcel. The Aurora electric kettle has a " +
@@ -86,7 +86,7 @@ func bareChat(w http.ResponseWriter, r *http.Request) {
 	if out.SessionID == "" {
 		var b [16]byte
 		_, _ = rand.Read(b[:])
-		out.SessionID = "cs_" + base64.RawURLEncoding.EncodeToString(b[:])
+		out.SessionID = "cs_019aab12cd34" + base64.RawURLEncoding.EncodeToString(b[:])
 	}
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(&out)

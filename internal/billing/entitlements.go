@@ -126,6 +126,12 @@ func (s *Service) Standing(ctx context.Context, workspaceID int64) (*Entitlement
 	return s.resolve(w, s.clock.Now()), nil
 }
 
+// StandingOf is Standing for a workspace row another query read
+// (StandingColumns).
+func (s *Service) StandingOf(r *StandingRow) *Entitlements {
+	return s.resolve(&r.wsRow, s.clock.Now())
+}
+
 // CheckBotCreation reports whether the workspace may create one more bot
 // with POST /bots, inside the caller's transaction: nil, or
 // *apperr.SubscriptionRequired when not serving, or *apperr.LimitReached

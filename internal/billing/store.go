@@ -21,6 +21,23 @@ type wsRow struct {
 
 const wsColumns = `w.id, w.plan, w.plan_status, w.trial_ends_at, w.plan_period_end, w.credit_balance, w.bot_count, w.created_at`
 
+// StandingColumns selects the columns Standing reads from a workspaces row
+// aliased w, named "ws.<column>", for another package's query that joins
+// the workspace and scans them into a StandingRow field tagged db:"ws"
+// (StandingOf then resolves it): the workspace's standing read with that
+// query rather than by one more.
+const StandingColumns = `w.id AS "ws.id", w.plan AS "ws.plan", w.plan_status AS "ws.plan_status",
+	w.trial_ends_at AS "ws.trial_ends_at", w.plan_period_end AS "ws.plan_period_end",
+	w.credit_balance AS "ws.credit_balance", w.bot_count AS "ws.bot_count", w.created_at AS "ws.created_at"`
+
+// StandingRow holds the columns of StandingColumns.
+type StandingRow struct {
+	wsRow
+}
+
+// Balance is the workspace's credit balance as the row was read.
+func (r *StandingRow) Balance() int64 { return r.wsRow.Balance }
+
 // readWorkspace reads the billing columns. With lock on PostgreSQL the row
 // stays locked until the transaction ends, so a decision taken on it (one
 // more bot, a top-up to the allowance) cannot race another; SQLite's

@@ -23,6 +23,7 @@ import (
 type Billing interface {
 	Entitlements(ctx context.Context, workspaceID int64) (*billing.Entitlements, error)
 	Standing(ctx context.Context, workspaceID int64) (*billing.Entitlements, error)
+	StandingOf(r *billing.StandingRow) *billing.Entitlements
 	CheckBotCreation(ctx context.Context, tx *sqlx.Tx, workspaceID int64) error
 }
 
@@ -72,6 +73,10 @@ type View struct {
 	IsOffline bool
 	// SubscriptionRef is the provider's id of the bot's own subscription.
 	SubscriptionRef *string
+	// Balance is the workspace's credit balance when the view was read:
+	// a chat refuses a reply it cannot pay for (402) before answering
+	// without reading it again; the debit itself checks the balance anew.
+	Balance int64
 }
 
 var keyPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{4,64}$`)
@@ -201,7 +206,7 @@ func (s *Service) view(_ context.Context, r *row, ent *billing.Entitlements) *Vi
 	if r.SubscriptionID != nil && (r.SubscriptionStatus == nil || !billing.SubscriptionServes(*r.SubscriptionStatus)) {
 		offline = true
 	}
-	return &View{Bot: &r.Bot, IsOffline: offline, SubscriptionRef: r.SubscriptionRef}
+	return &View{Bot: &r.Bot, IsOffline: offline, SubscriptionRef: r.SubscriptionRef, Balance: ent.Usage.CreditsBalance}
 }
 
 // Update applies a partial update. impersonated marks a super-admin
@@ -278,7 +283,7 @@ func (s *Service) Delete(ctx context.Context, workspaceID, botID int64) error {
 
 // ByKey resolves a public bot key (X-Bot-Key). Unknown keys are
 // unauthorized.
-func (s *Service) ByKey(ctx context.Context, key string) (*Bot, error) {
+func (s *Service) ByKey(ctx context.Context, key string) (*View, error) {
 	if !ValidKey(key) {
 		return nil, apperr.ErrUnauthorized
 	}
@@ -289,20 +294,7 @@ func (s *Service) ByKey(ctx context.Context, key string) (*Bot, error) {
 	if err != nil {
 		return nil, fmt.Errorf("bot: by key: %w", err)
 	}
-	return &r.Bot, nil
-}
-
-// ViewOf returns the derived view of a bot already loaded (X-Bot-Key).
-func (s *Service) ViewOf(ctx context.Context, b *Bot) (*View, error) {
-	r, err := botByID(ctx, s.db.Reader(), b.ID)
-	if err != nil {
-		return nil, fmt.Errorf("bot: view: %w", err)
-	}
-	ent, err := s.billing.Standing(ctx, b.WorkspaceID)
-	if err != nil {
-		return nil, err
-	}
-	return s.view(ctx, r, ent), nil
+	return s.view(ctx, &r.row, s.billing.StandingOf(&r.Workspace)), nil
 }
 
 // Default returns the workspace's default bot (its oldest), which an

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"concierge/internal/billing"
 	"concierge/internal/store"
 )
 
@@ -30,9 +31,20 @@ func botByID(ctx context.Context, q store.Q, id int64) (*row, error) {
 	return &r, nil
 }
 
-func botByKey(ctx context.Context, q store.Q, key string) (*row, error) {
-	var r row
-	if err := store.Get(ctx, q, &r, selectBots+` WHERE b.bot_key = ?`, key); err != nil {
+// keyRow is a bot with its subscription's status and its workspace's
+// standing: everything a request authenticated by the bot's key needs to
+// know about it, in one read.
+type keyRow struct {
+	row
+	Workspace billing.StandingRow `db:"ws"`
+}
+
+func botByKey(ctx context.Context, q store.Q, key string) (*keyRow, error) {
+	var r keyRow
+	if err := store.Get(ctx, q, &r, `SELECT `+botColumns+`, s.status AS subscription_status,
+		s.provider_subscription_id AS subscription_ref, `+billing.StandingColumns+`
+		FROM bots b JOIN workspaces w ON w.id = b.workspace_id LEFT JOIN subscriptions s ON s.id = b.subscription_id
+		WHERE b.bot_key = ?`, key); err != nil {
 		return nil, err
 	}
 	return &r, nil

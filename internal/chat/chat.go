@@ -225,14 +225,14 @@ func (s *Service) Begin(ctx context.Context, req Request) (*Exchange, error) {
 	}
 	if _, ok := s.answerer.(composer); ok {
 		// 402 before answering; the debit itself is taken with the reply.
-		if err := s.checkBalance(ctx, p); err != nil {
+		if err := s.checkBalance(p); err != nil {
 			return nil, err
 		}
 		p.oneShot = true
 		if p.sessionID == 0 {
-			p.publicID = secret.Token("cs_", 16)
+			p.publicID = secret.OrderedToken("cs_", 16)
 		}
-		p.msgPublic = secret.Token("msg_", 12)
+		p.msgPublic = secret.OrderedToken("msg_", 12)
 		p.creditKey = "chat-reply:" + p.msgPublic
 	} else if err := s.reserve(ctx, p); err != nil {
 		return nil, err

@@ -62,7 +62,7 @@ func (s *Service) newSessionTx(ctx context.Context, tx store.Q, p *pending, now 
 		return nil
 	}
 	b := p.req.Bot.Bot
-	p.publicID = secret.Token("cs_", 16)
+	p.publicID = secret.OrderedToken("cs_", 16)
 	var origin any
 	if p.req.Origin != "" {
 		origin = p.req.Origin
@@ -96,7 +96,7 @@ func (s *Service) addUserMessageTx(ctx context.Context, tx store.Q, p *pending, 
 	b := p.req.Bot.Bot
 	if _, err := store.Exec(ctx, tx, `INSERT INTO chat_messages (public_id, session_id, workspace_id, bot_id, role, status,
 		text, created_at, completed_at) VALUES (?, ?, ?, ?, 'user', 'completed', ?, ?, ?)`,
-		secret.Token("msg_", 12), p.sessionID, b.WorkspaceID, b.ID, p.req.Message, now, now); err != nil {
+		secret.OrderedToken("msg_", 12), p.sessionID, b.WorkspaceID, b.ID, p.req.Message, now, now); err != nil {
 		return err
 	}
 	_, err := store.Exec(ctx, tx, `UPDATE chat_sessions SET messages = messages + ?, last_message_at = ? WHERE id = ?`,
@@ -109,11 +109,11 @@ func (s *Service) addUserMessageTx(ctx context.Context, tx store.Q, p *pending, 
 // credit held, or nothing happened and the caller gets the 402.
 func (s *Service) reserve(ctx context.Context, p *pending) error {
 	b := p.req.Bot.Bot
-	if err := s.checkBalance(ctx, p); err != nil {
+	if err := s.checkBalance(p); err != nil {
 		return err
 	}
 	now := s.clock.Now()
-	p.msgPublic = secret.Token("msg_", 12)
+	p.msgPublic = secret.OrderedToken("msg_", 12)
 	p.creditKey = "chat-reply:" + p.msgPublic
 	fresh := p.sessionID == 0
 	err := s.db.Tx(ctx, func(tx *sqlx.Tx) error {
@@ -148,18 +148,15 @@ func (s *Service) reserve(ctx context.Context, p *pending) error {
 	return nil
 }
 
-// checkBalance refuses a reply the balance cannot pay for, from a reader,
-// without queueing for the writer: under a burst most requests are
-// refusals. The debit re-checks under the write lock.
-func (s *Service) checkBalance(ctx context.Context, p *pending) error {
+// checkBalance refuses a reply the balance cannot pay for, before any
+// answering, from the balance read with the bot's view in this request:
+// under a burst most requests are refusals, and none of them queues for
+// the writer. The debit re-checks under the write lock.
+func (s *Service) checkBalance(p *pending) error {
 	if p.cost == 0 {
 		return nil
 	}
-	bal, err := s.billing.Balance(ctx, p.req.Bot.Bot.WorkspaceID)
-	if err != nil {
-		return err
-	}
-	if bal < p.cost {
+	if bal := p.req.Bot.Balance; bal < p.cost {
 		return &apperr.InsufficientCredits{Required: p.cost, Available: bal}
 	}
 	return nil
@@ -221,7 +218,7 @@ func (s *Service) record(ctx context.Context, p *pending, ans Answer, sources []
 			status, text, sources, answered, credits, answerer, created_at, completed_at)
 			VALUES (?, ?, ?, ?, 'user', 'completed', ?, '[]', NULL, 0, '', ?, ?),
 			(?, ?, ?, ?, 'assistant', 'completed', ?, ?, ?, ?, ?, ?, ?)`,
-			secret.Token("msg_", 12), p.sessionID, b.WorkspaceID, b.ID, p.req.Message, now, now,
+			secret.OrderedToken("msg_", 12), p.sessionID, b.WorkspaceID, b.ID, p.req.Message, now, now,
 			p.msgPublic, p.sessionID, b.WorkspaceID, b.ID, ans.Text, string(src), ans.Answered, p.cost,
 			s.answerer.Name(), now, now); err != nil {
 			return err

@@ -48,8 +48,10 @@ type Principal struct {
 	Workspace *account.Workspace
 	// Operator is set for X-Operator-Key callers.
 	Operator *operator.Operator
-	// Bot is set for X-Bot-Key callers.
-	Bot *bot.Bot
+	// Bot is set for X-Bot-Key callers, with BotView: the bot's view
+	// (offline or not, the workspace's balance) read with it.
+	Bot     *bot.Bot
+	BotView *bot.View
 	// Impersonation is set when a super-admin session came with the key.
 	Impersonation *impersonation.Session
 }
@@ -136,11 +138,11 @@ func (s *Server) resolve(ctx huma.Context, accepted credential) (*Principal, err
 		}
 		return &Principal{Kind: credOperator, Operator: op}, nil
 	case accepted&credBot != 0 && ctx.Header(headerBotKey) != "":
-		b, err := s.bots.ByKey(c, ctx.Header(headerBotKey))
+		v, err := s.bots.ByKey(c, ctx.Header(headerBotKey))
 		if err != nil {
 			return nil, err
 		}
-		return &Principal{Kind: credBot, Bot: b}, nil
+		return &Principal{Kind: credBot, Bot: v.Bot, BotView: v}, nil
 	}
 	return nil, apperr.Unauthorized("missing credentials: send the " + acceptedHeaders(accepted) + " header")
 }

@@ -91,7 +91,7 @@ func (s *Server) botSettingRoutes(tags []string) {
 				err error
 			)
 			if p.Bot != nil {
-				v, err = s.bots.ViewOf(ctx, p.Bot)
+				v = p.BotView
 			} else {
 				v, err = s.bots.Default(ctx, p.WorkspaceID())
 			}

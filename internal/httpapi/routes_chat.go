@@ -141,7 +141,7 @@ func (s *Server) beginChat(ctx context.Context, in *chatInput) (*chat.Exchange, 
 	case p.Bot != nil && in.BotID != 0:
 		return nil, apperr.Invalid("query.bot_id", "only for an owner preview with X-API-Key", "value_error")
 	case p.Bot != nil:
-		v, err = s.bots.ViewOf(ctx, p.Bot)
+		v = p.BotView
 	case in.Preview && in.BotID != 0:
 		v, err = s.bots.Get(ctx, p.WorkspaceID(), in.BotID)
 	case in.Preview:

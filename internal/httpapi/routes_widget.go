@@ -57,7 +57,7 @@ func (s *Server) widgetRoutes() {
 			out := &demoOutput{Status: http.StatusOK, ContentType: "text/html; charset=utf-8",
 				CSP: web.DemoCSP(in.Edit == 1), FrameOptions: "DENY"}
 			var buf bytes.Buffer
-			b, err := s.bots.ByKey(ctx, in.BotKey)
+			v, err := s.bots.ByKey(ctx, in.BotKey)
 			switch {
 			case errors.Is(err, apperr.ErrUnauthorized): // unknown or malformed key
 				out.Status, out.CSP = http.StatusNotFound, web.DemoCSP(false)
@@ -65,7 +65,7 @@ func (s *Server) widgetRoutes() {
 			case err != nil:
 				return nil, err
 			default:
-				err = web.RenderDemo(&buf, web.DemoPage{BotKey: b.Key, Name: b.Name, SiteURL: web.SiteURL(in.URL),
+				err = web.RenderDemo(&buf, web.DemoPage{BotKey: v.Key, Name: v.Name, SiteURL: web.SiteURL(in.URL),
 					Edit: in.Edit == 1, Origin: in.origin})
 			}
 			if err != nil {

@@ -52,7 +52,7 @@ func Add(ctx context.Context, tx store.Q, now time.Time, ev Event) (string, erro
 	if ev.BotID != 0 {
 		bot = ev.BotID
 	}
-	id := secret.Token("evt_", 16)
+	id := secret.OrderedToken("evt_", 16)
 	_, err = store.Exec(ctx, tx, `INSERT INTO events (public_id, workspace_id, bot_id, type, payload, created_at)
 		VALUES (?, ?, ?, ?, ?, ?)`, id, ev.WorkspaceID, bot, ev.Type, string(payload), now.UTC())
 	if err != nil {
