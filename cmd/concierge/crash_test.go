@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -57,10 +58,23 @@ func startServer(t *testing.T, env []string) *server {
 		t.Fatal(err)
 	}
 	found := make(chan string, 1)
+	// The child's last log lines, shown when the test fails (a child that
+	// died says why there).
+	var (
+		mu   sync.Mutex
+		tail []string
+	)
 	go func() {
 		sc := bufio.NewScanner(stderr)
+		sc.Buffer(make([]byte, 64<<10), 1<<20)
 		re := regexp.MustCompile(`addr=(http://127\.0\.0\.1:\d+)`)
 		for sc.Scan() {
+			mu.Lock()
+			tail = append(tail, sc.Text())
+			if len(tail) > 40 {
+				tail = tail[1:]
+			}
+			mu.Unlock()
 			if m := re.FindStringSubmatch(sc.Text()); m != nil {
 				select {
 				case found <- m[1]:
@@ -72,7 +86,14 @@ func startServer(t *testing.T, env []string) *server {
 	select {
 	case u := <-found:
 		s := &server{cmd: cmd, url: u}
-		t.Cleanup(func() { s.kill() })
+		t.Cleanup(func() {
+			if t.Failed() && s.cmd.ProcessState == nil {
+				mu.Lock()
+				t.Logf("child server %s, last log lines:\n%s", u, strings.Join(tail, "\n"))
+				mu.Unlock()
+			}
+			s.kill()
+		})
 		return s
 	case <-time.After(30 * time.Second):
 		cmd.Process.Kill()

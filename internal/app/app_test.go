@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -38,10 +39,11 @@ func TestShutdownFinishesInFlightRequests(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer a.Close()
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		inner, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			t.Fatal(err)
 		}
+		ln := &countingListener{Listener: inner}
 		done := make(chan error, 1)
 		go func() { done <- a.Serve(ctx, ln) }()
 		url := "http://" + ln.Addr().String()
@@ -52,15 +54,20 @@ func TestShutdownFinishesInFlightRequests(t *testing.T) {
 		}
 		res.Body.Close()
 
-		// One hash at a time: six sign-ins queue behind each other.
+		// One hash at a time: six sign-ins queue behind each other. Each
+		// on a connection of its own, so that the server's accepting all
+		// of them (not a sleep, which a busy machine outlasts) says they
+		// are in flight when the stop comes.
 		const n = 6
+		accepted := ln.accepted.Load()
+		client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
 		var wg sync.WaitGroup
 		statuses := make([]int, n)
 		for i := 0; i < n; i++ {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				res, err := http.Post(url+"/auth/login", "application/json", bytes.NewBufferString(body))
+				res, err := client.Post(url+"/auth/login", "application/json", bytes.NewBufferString(body))
 				if err != nil {
 					t.Errorf("login %d: %v", i, err)
 					return
@@ -69,7 +76,13 @@ func TestShutdownFinishesInFlightRequests(t *testing.T) {
 				res.Body.Close()
 			}()
 		}
-		time.Sleep(30 * time.Millisecond)
+		for deadline := time.Now().Add(10 * time.Second); ln.accepted.Load() < accepted+n; {
+			if time.Now().After(deadline) {
+				t.Fatal("the sign-ins did not reach the server")
+			}
+			time.Sleep(time.Millisecond)
+		}
+		time.Sleep(20 * time.Millisecond) // and their requests are read
 		cancel()
 		wg.Wait()
 		for i, s := range statuses {
@@ -84,4 +97,18 @@ func TestShutdownFinishesInFlightRequests(t *testing.T) {
 			t.Error("server still accepts connections after shutdown")
 		}
 	})
+}
+
+// countingListener counts the connections the server accepted.
+type countingListener struct {
+	net.Listener
+	accepted atomic.Int64
+}
+
+func (l *countingListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err == nil {
+		l.accepted.Add(1)
+	}
+	return c, err
 }

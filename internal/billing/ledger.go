@@ -2,6 +2,7 @@ package billing
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -91,6 +92,101 @@ func (s *Service) DebitNewTx(ctx context.Context, tx *sqlx.Tx, workspaceID, amou
 		return nil, err
 	}
 	return s.applyEntry(ctx, tx, workspaceID, -amount, KindDebit, key, reason, false)
+}
+
+// BatchDebit is one debit of DebitBatchTx.
+type BatchDebit struct {
+	Amount      int64
+	Key, Reason string
+}
+
+// ErrBatchKeyUsed fails a DebitBatchTx whose keys were not all new; the
+// caller's transaction has changed the balance and must be rolled back.
+var ErrBatchKeyUsed = errors.New("billing: a key of the batch is already in the ledger")
+
+// DebitBatchTx takes several debits of one workspace, inside the caller's
+// transaction, with the outcome DebitNewTx would give them one after the
+// other in order: each is paid (its entry) or refused with
+// *apperr.InsufficientCredits when the balance left by the ones before
+// cannot pay it. It runs one balance update and one ledger insert per
+// power-of-two chunk instead of two statements per debit. Keys must be new,
+// as for DebitNewTx; a key already used fails the whole call with
+// ErrBatchKeyUsed (the caller rolls back and debits one by one, where a
+// reused key answers with its first entry). The balance never goes below
+// zero. An unknown workspace fails every debit with a not-found error.
+func (s *Service) DebitBatchTx(ctx context.Context, tx *sqlx.Tx, workspaceID int64, debits []BatchDebit) ([]*LedgerEntry, []error, error) {
+	entries, errs := make([]*LedgerEntry, len(debits)), make([]error, len(debits))
+	var total int64
+	for i, d := range debits {
+		if err := checkEntryArgs(d.Amount, d.Key); err != nil {
+			errs[i] = err
+			continue
+		}
+		total += d.Amount
+	}
+	if total == 0 {
+		return entries, errs, nil
+	}
+	// All of them at once, the common case; otherwise as many as the
+	// balance pays, in order.
+	bal, err := addBalance(ctx, tx, workspaceID, -total)
+	paid := func(int) bool { return true }
+	if store.IsNotFound(err) {
+		avail, err := balanceOf(ctx, tx, workspaceID)
+		if store.IsNotFound(err) {
+			for i := range errs {
+				if errs[i] == nil {
+					errs[i] = apperr.NotFound("workspace not found")
+				}
+			}
+			return entries, errs, nil
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("billing: balance: %w", err)
+		}
+		ok := make([]bool, len(debits))
+		var sum int64
+		for i, d := range debits {
+			if errs[i] != nil {
+				continue
+			}
+			if avail-sum < d.Amount {
+				errs[i] = &apperr.InsufficientCredits{Required: d.Amount, Available: avail - sum}
+				continue
+			}
+			ok[i], sum = true, sum+d.Amount
+		}
+		paid = func(i int) bool { return ok[i] }
+		if sum == 0 {
+			return entries, errs, nil
+		}
+		if bal, err = addBalance(ctx, tx, workspaceID, -sum); err != nil {
+			return nil, nil, fmt.Errorf("billing: update balance: %w", err)
+		}
+		total = sum
+	} else if err != nil {
+		return nil, nil, fmt.Errorf("billing: update balance: %w", err)
+	}
+	now := s.now()
+	running := bal + total
+	var list []*LedgerEntry
+	for i, d := range debits {
+		if errs[i] != nil || !paid(i) {
+			continue
+		}
+		reason := d.Reason
+		if len(reason) > maxReasonLength {
+			reason = reason[:maxReasonLength]
+		}
+		running -= d.Amount
+		entries[i] = &LedgerEntry{Delta: -d.Amount, BalanceAfter: running, Kind: KindDebit, Reason: reason,
+			IdempotencyKey: d.Key, CreatedAt: now}
+		list = append(list, entries[i])
+	}
+	if err := insertEntries(ctx, tx, workspaceID, list); err != nil {
+		return nil, nil, err
+	}
+	return entries, errs, nil
 }
 
 // RefundTx gives back, once per key and inside the caller's transaction,

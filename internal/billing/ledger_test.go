@@ -374,3 +374,95 @@ func TestLedgerHistoryOrder(t *testing.T) {
 		t.Fatalf("history %+v", items)
 	}
 }
+
+// TestDebitBatchTx: a batch of debits ends as the same debits one after
+// the other would: in order, each paid or refused by what the ones before
+// left, the ledger's chain of balances intact; a reused key fails the
+// batch as a whole.
+func TestDebitBatchTx(t *testing.T) {
+	testkit.ForEachEngine(t, func(t *testing.T, e testkit.Engine) {
+		ctx := context.Background()
+		svc, db, clk := newService(t, e, time.Now())
+		ws := newWorkspace(t, db, "batch@example.com", clk.Now())
+		if _, err := svc.Grant(ctx, ws, 10, "seed", ""); err != nil {
+			t.Fatal(err)
+		}
+		batch := func(debits ...billing.BatchDebit) ([]*billing.LedgerEntry, []error, error) {
+			var entries []*billing.LedgerEntry
+			var errs []error
+			err := db.Tx(ctx, func(tx *sqlx.Tx) error {
+				var err error
+				entries, errs, err = svc.DebitBatchTx(ctx, tx, ws, debits)
+				return err
+			})
+			return entries, errs, err
+		}
+		// Seven debits of one from ten credits: the whole batch fits.
+		var fits []billing.BatchDebit
+		for i := range 7 {
+			fits = append(fits, billing.BatchDebit{Amount: 1, Key: fmt.Sprintf("fit:%d", i), Reason: "r"})
+		}
+		entries, errs, err := batch(fits...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, e := range entries {
+			if errs[i] != nil || e == nil || e.ID == 0 || e.BalanceAfter != int64(9-i) || e.Delta != -1 {
+				t.Fatalf("debit %d: %+v, %v", i, e, errs[i])
+			}
+		}
+		// 3 left: 2 fits, 2 does not, 1 fits, 5 does not.
+		entries, errs, err = batch(
+			billing.BatchDebit{Amount: 2, Key: "p:a"}, billing.BatchDebit{Amount: 2, Key: "p:b"},
+			billing.BatchDebit{Amount: 1, Key: "p:c"}, billing.BatchDebit{Amount: 5, Key: "p:d"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ic *apperr.InsufficientCredits
+		if errs[0] != nil || entries[0].BalanceAfter != 1 {
+			t.Fatalf("first: %+v %v", entries[0], errs[0])
+		}
+		if !errors.As(errs[1], &ic) || ic.Available != 1 || ic.Required != 2 || entries[1] != nil {
+			t.Fatalf("second: %+v %v", entries[1], errs[1])
+		}
+		if errs[2] != nil || entries[2].BalanceAfter != 0 {
+			t.Fatalf("third: %+v %v", entries[2], errs[2])
+		}
+		if !errors.As(errs[3], &ic) || ic.Available != 0 || entries[3] != nil {
+			t.Fatalf("fourth: %+v %v", entries[3], errs[3])
+		}
+		if b, _ := svc.Balance(ctx, ws); b != 0 {
+			t.Fatalf("balance %d, want 0", b)
+		}
+		// A key already in the ledger fails the batch, and the caller's
+		// rollback leaves everything as it was.
+		if _, err := svc.Grant(ctx, ws, 5, "seed-2", ""); err != nil {
+			t.Fatal(err)
+		}
+		_, _, err = batch(billing.BatchDebit{Amount: 1, Key: "new:1"}, billing.BatchDebit{Amount: 1, Key: "p:a"})
+		if !errors.Is(err, billing.ErrBatchKeyUsed) {
+			t.Fatalf("reused key: %v, want ErrBatchKeyUsed", err)
+		}
+		_, _, err = batch(billing.BatchDebit{Amount: 1, Key: "dup"}, billing.BatchDebit{Amount: 1, Key: "dup"})
+		if !errors.Is(err, billing.ErrBatchKeyUsed) {
+			t.Fatalf("a key twice in one batch: %v, want ErrBatchKeyUsed", err)
+		}
+		if b, _ := svc.Balance(ctx, ws); b != 5 {
+			t.Fatalf("balance after the failed batches %d, want 5", b)
+		}
+		// Invalid arguments fail their own debit only; an unknown
+		// workspace fails every one.
+		_, errs, err = batch(billing.BatchDebit{Amount: 0, Key: "zero"}, billing.BatchDebit{Amount: 1, Key: "ok"})
+		if err != nil || errs[0] == nil || errs[1] != nil {
+			t.Fatalf("invalid amount: %v %v", errs, err)
+		}
+		err = db.Tx(ctx, func(tx *sqlx.Tx) error {
+			_, errs, err = svc.DebitBatchTx(ctx, tx, ws+1000, []billing.BatchDebit{{Amount: 1, Key: "x"}})
+			return err
+		})
+		if err != nil || apperr.KindOf(errs[0]) != apperr.KindNotFound {
+			t.Fatalf("unknown workspace: %v %v", errs, err)
+		}
+		checkLedgerChain(t, db, ws)
+	})
+}

@@ -2,6 +2,7 @@ package billing
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"concierge/internal/store"
@@ -189,6 +190,39 @@ func insertEntry(ctx context.Context, q store.Q, workspaceID int64, e *LedgerEnt
 		VALUES (?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (workspace_id, idempotency_key) DO NOTHING RETURNING id`,
 		workspaceID, e.Delta, e.BalanceAfter, e.Kind, e.Reason, e.IdempotencyKey, e.CreatedAt)
+}
+
+// insertEntries appends entries, whose keys must all be new (otherwise
+// ErrBatchKeyUsed), in multi-row statements; it sets their ids.
+func insertEntries(ctx context.Context, q store.Q, workspaceID int64, entries []*LedgerEntry) error {
+	rest := entries
+	for _, n := range store.PowerChunks(len(entries), 64) {
+		chunk := rest[:n]
+		rest = rest[n:]
+		args := make([]any, 0, 7*n)
+		byKey := make(map[string]*LedgerEntry, n)
+		for _, e := range chunk {
+			args = append(args, workspaceID, e.Delta, e.BalanceAfter, e.Kind, e.Reason, e.IdempotencyKey, e.CreatedAt)
+			byKey[e.IdempotencyKey] = e
+		}
+		var got []struct {
+			ID  int64  `db:"id"`
+			Key string `db:"idempotency_key"`
+		}
+		if err := store.Select(ctx, q, &got, `INSERT INTO credit_ledger
+			(workspace_id, delta, balance_after, kind, reason, idempotency_key, created_at)
+			VALUES `+store.Rows(n, 7)+`
+			ON CONFLICT (workspace_id, idempotency_key) DO NOTHING RETURNING id, idempotency_key`, args...); err != nil {
+			return fmt.Errorf("billing: append ledger: %w", err)
+		}
+		if len(got) != n || len(byKey) != n {
+			return ErrBatchKeyUsed
+		}
+		for _, g := range got {
+			byKey[g.Key].ID = g.ID
+		}
+	}
+	return nil
 }
 
 // balanceWithTime reads the balance and when it last changed (nil before

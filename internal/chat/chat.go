@@ -105,6 +105,7 @@ type Service struct {
 	clock     clock.Clock
 	log       *slog.Logger
 	opts      Options
+	replies   *replyBatcher // writes composed replies
 }
 
 // New returns a Service.
@@ -119,8 +120,10 @@ func New(db *store.DB, bots *bot.Service, bill *billing.Service, ret *retrieval.
 	if answerer == nil {
 		answerer = Extractive{}
 	}
-	return &Service{db: db, bots: bots, billing: bill, retrieval: ret, answerer: answerer, queue: queue,
+	s := &Service{db: db, bots: bots, billing: bill, retrieval: ret, answerer: answerer, queue: queue,
 		clock: clk, log: log.With("component", "chat"), opts: opts}
+	s.replies = newReplyBatcher(s)
+	return s
 }
 
 // Request is one visitor message.
@@ -313,7 +316,7 @@ func (s *Service) runOneShot(ctx context.Context, p *pending, emit func(string) 
 	if !ans.Answered {
 		sources = []Source{}
 	}
-	if err := s.record(ctx, p, ans, sources); err != nil {
+	if err := s.replies.write(ctx, p, ans, sources); err != nil {
 		return nil, err
 	}
 	for _, part := range streamParts(ans.Text) {

@@ -198,3 +198,64 @@ func TestExtractiveReplyIsOneWrite(t *testing.T) {
 		}
 	})
 }
+
+// TestFailedBatchWritesEachReplyAlone: when a batch of replies fails as a
+// whole, nothing of it stays and each reply is written on its own:
+// credits still equal replies, one conversation.started per session.
+func TestFailedBatchWritesEachReplyAlone(t *testing.T) {
+	testkit.ForEachEngine(t, func(t *testing.T, e testkit.Engine) {
+		w := newWorld(t, e, testkit.WithEnv("CONCIERGE_RATE_LIMITS", "off"))
+		w.setBalance(t, 300)
+		var faults atomic.Int64
+		chat.SetBatchFault(func() error { faults.Add(1); return errors.New("injected batch failure") })
+		t.Cleanup(func() { chat.SetBatchFault(nil) })
+		const total, workers = 1200, 48
+		var ok, short, other atomic.Int64
+		var wg sync.WaitGroup
+		next := atomic.Int64{}
+		for range workers {
+			wg.Go(func() {
+				for next.Add(1) <= total {
+					r := w.a.Do(t, "POST", "/chat", map[string]any{"message": "Where do orders ship from?"}, "X-Bot-Key", w.botKey)
+					switch r.Status {
+					case 200:
+						ok.Add(1)
+					case 402:
+						short.Add(1)
+					default:
+						if other.Add(1) < 5 {
+							t.Errorf("status %d: %s", r.Status, r.Body)
+						}
+					}
+				}
+			})
+		}
+		wg.Wait()
+		if faults.Load() == 0 {
+			t.Fatal("no batch of two or more replies formed: the fallback was not exercised")
+		}
+		if ok.Load() != 300 || short.Load() != total-300 || other.Load() != 0 {
+			t.Fatalf("replies %d, 402s %d, other %d", ok.Load(), short.Load(), other.Load())
+		}
+		if bal := w.balance(t); bal != 0 {
+			t.Fatalf("balance %d, want 0", bal)
+		}
+		if d, r, c := w.ledger(t); d-r != 300 || c != 300 {
+			t.Fatalf("debited %d, refunded %d, completed %d", d, r, c)
+		}
+		var sessions, events, msgs int64
+		ctx := context.Background()
+		for dest, q := range map[*int64]string{
+			&sessions: `SELECT COUNT(*) FROM chat_sessions WHERE workspace_id = ?`,
+			&events:   `SELECT COUNT(*) FROM events WHERE workspace_id = ? AND type = 'conversation.started'`,
+			&msgs:     `SELECT COUNT(*) FROM chat_messages WHERE workspace_id = ?`,
+		} {
+			if err := store.Get(ctx, w.a.DB.Reader(), dest, q, w.ws); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if sessions != 300 || events != 300 || msgs != 600 {
+			t.Fatalf("sessions %d, events %d, messages %d; want 300, 300, 600", sessions, events, msgs)
+		}
+	})
+}

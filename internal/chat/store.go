@@ -166,7 +166,8 @@ func (s *Service) checkBalance(p *pending) error {
 // session (new, or its counters), the question and the completed reply,
 // and the reply's debit. Either all of it exists, charged once, or none of
 // it does and the caller gets the error (402 when the balance went short
-// since Begin checked it).
+// since Begin checked it). Replies that arrive together are written by
+// replyBatcher in shared statements; record writes a reply alone.
 func (s *Service) record(ctx context.Context, p *pending, ans Answer, sources []Source) error {
 	b := p.req.Bot.Bot
 	src, err := json.Marshal(sources)

@@ -61,6 +61,47 @@ func Add(ctx context.Context, tx store.Q, now time.Time, ev Event) (string, erro
 	return id, nil
 }
 
+// AddMany writes several events through tx, as Add would one by one, in
+// multi-row statements.
+func AddMany(ctx context.Context, tx store.Q, now time.Time, evs []Event) error {
+	type row struct {
+		ev      Event
+		bot     any
+		payload string
+	}
+	rows := make([]row, 0, len(evs))
+	for _, ev := range evs {
+		if ev.WorkspaceID == 0 || ev.Type == "" {
+			return fmt.Errorf("outbox: event needs a workspace and a type")
+		}
+		data := ev.Data
+		if data == nil {
+			data = struct{}{}
+		}
+		payload, err := json.Marshal(data)
+		if err != nil {
+			return fmt.Errorf("outbox: marshal %s: %w", ev.Type, err)
+		}
+		var bot any
+		if ev.BotID != 0 {
+			bot = ev.BotID
+		}
+		rows = append(rows, row{ev: ev, bot: bot, payload: string(payload)})
+	}
+	for _, n := range store.PowerChunks(len(rows), 64) {
+		args := make([]any, 0, 6*n)
+		for _, r := range rows[:n] {
+			args = append(args, secret.OrderedToken("evt_", 16), r.ev.WorkspaceID, r.bot, r.ev.Type, r.payload, now.UTC())
+		}
+		rows = rows[n:]
+		if _, err := store.Exec(ctx, tx, `INSERT INTO events (public_id, workspace_id, bot_id, type, payload, created_at)
+			VALUES `+store.Rows(n, 6), args...); err != nil {
+			return fmt.Errorf("outbox: record events: %w", err)
+		}
+	}
+	return nil
+}
+
 // List returns a workspace's events, newest first (for tests and, later,
 // the webhook dispatcher's catch-up).
 func List(ctx context.Context, q store.Q, workspaceID int64, limit int) ([]Record, error) {

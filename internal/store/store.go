@@ -244,6 +244,31 @@ func (db *DB) tx(ctx context.Context, fn func(tx *sqlx.Tx) error) (err error) {
 }
 
 // Placeholders returns "?, ?, ?" for n arguments.
+// Rows returns n parenthesised groups of width placeholders, for a
+// multi-row INSERT: "(?, ?), (?, ?)".
+func Rows(n, width int) string {
+	if n <= 0 {
+		return ""
+	}
+	row := "(" + Placeholders(width) + ")"
+	return strings.Repeat(row+", ", n-1) + row
+}
+
+// PowerChunks cuts n items into chunks whose sizes are powers of two, at
+// most maxChunk (itself a power of two), largest first: 23 is 16, 4, 2, 1.
+// A multi-row statement then has a handful of texts, each prepared once,
+// rather than one per row count.
+func PowerChunks(n, maxChunk int) []int {
+	var out []int
+	for size := maxChunk; n > 0 && size > 0; size /= 2 {
+		for n >= size {
+			out = append(out, size)
+			n -= size
+		}
+	}
+	return out
+}
+
 func Placeholders(n int) string {
 	if n <= 0 {
 		return ""

@@ -1,0 +1,299 @@
+package chat
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"concierge/internal/billing"
+	"concierge/internal/outbox"
+	"concierge/internal/secret"
+	"concierge/internal/store"
+)
+
+// replyBatcher writes the composed replies that arrive together in one
+// transaction with multi-row statements: one balance update and one
+// ledger insert per workspace, one insert each for the new sessions, their
+// conversation.started events and the messages, where one reply alone
+// runs five statements. Under load the database's writer spends its time
+// on the rows rather than on statements (on SQLite it is serial, and it is
+// what bounds the replies per second).
+//
+// There is no timer: a reply that finds fewer than maxInFlight batches
+// being written starts one at once with whatever is queued, so a lone
+// reply is never delayed to wait for company; the replies that arrive while
+// a batch is written go together in the next one.
+//
+// The outcome of every reply is the one record would give it alone: the
+// debits of a batch are taken in order, each paid or refused (402) as the
+// balance left by the ones before allows. Should the batch's transaction
+// fail as a whole (a statement error, a reused credit key), nothing of it
+// stays and each reply is written on its own with record.
+type replyBatcher struct {
+	s           *Service
+	maxInFlight int
+	maxBatch    int
+	timeout     time.Duration
+
+	mu       sync.Mutex
+	pending  []*replyWrite
+	inFlight int
+}
+
+type replyWrite struct {
+	ctx     context.Context
+	p       *pending
+	ans     Answer
+	sources []Source
+	fresh   bool // the session is new: written with the reply
+	err     error
+	done    chan struct{}
+}
+
+func newReplyBatcher(s *Service) *replyBatcher {
+	inFlight := 1 // SQLite has one writer: more batches would only queue for it
+	if s.db.Dialect() == store.Postgres {
+		inFlight = 4
+	}
+	return &replyBatcher{s: s, maxInFlight: inFlight, maxBatch: 64, timeout: 30 * time.Second}
+}
+
+// batchFault, when set (tests), fails a batch's transaction after its
+// statements ran, to exercise the one-by-one fallback.
+var batchFault func() error
+
+// write records a composed reply (see record) and returns its outcome.
+// ctx bounds the wait until a batch takes the reply; once taken, the reply
+// is written (and charged) whatever ctx does, so the caller always learns
+// the outcome.
+func (b *replyBatcher) write(ctx context.Context, p *pending, ans Answer, sources []Source) error {
+	w := &replyWrite{ctx: ctx, p: p, ans: ans, sources: sources, fresh: p.sessionID == 0, done: make(chan struct{})}
+	b.mu.Lock()
+	b.pending = append(b.pending, w)
+	var batch []*replyWrite
+	if b.inFlight < b.maxInFlight {
+		b.inFlight++
+		batch = b.takeLocked()
+	}
+	b.mu.Unlock()
+	if batch != nil {
+		go b.run(batch)
+	}
+	<-w.done
+	return w.err
+}
+
+func (b *replyBatcher) takeLocked() []*replyWrite {
+	n := min(len(b.pending), b.maxBatch)
+	batch := b.pending[:n:n]
+	if n == len(b.pending) {
+		b.pending = nil
+	} else {
+		b.pending = b.pending[n:]
+	}
+	return batch
+}
+
+// run writes batch, then what queued meanwhile, until the queue is empty.
+func (b *replyBatcher) run(batch []*replyWrite) {
+	for {
+		b.writeBatch(batch)
+		b.mu.Lock()
+		if len(b.pending) == 0 {
+			b.inFlight--
+			b.mu.Unlock()
+			return
+		}
+		batch = b.takeLocked()
+		b.mu.Unlock()
+	}
+}
+
+func (b *replyBatcher) writeBatch(batch []*replyWrite) {
+	live := make([]*replyWrite, 0, len(batch))
+	for _, w := range batch {
+		if err := w.ctx.Err(); err != nil {
+			w.err = err // gone before anything was written: nothing charged
+			close(w.done)
+			continue
+		}
+		live = append(live, w)
+	}
+	switch len(live) {
+	case 0:
+		return
+	case 1:
+		w := live[0]
+		w.err = b.s.record(w.ctx, w.p, w.ans, w.sources)
+		close(w.done)
+		return
+	}
+	// The transaction serves every reply of the batch, so no single
+	// visitor's departure may cancel it; it has its own deadline.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(live[0].ctx), b.timeout)
+	err := b.s.db.TxGroup(ctx, func(tx *sqlx.Tx) error {
+		if err := b.s.recordBatchTx(ctx, tx, live); err != nil {
+			return err
+		}
+		if batchFault != nil {
+			return batchFault()
+		}
+		return nil
+	})
+	cancel()
+	if err == nil {
+		for _, w := range live {
+			close(w.done)
+		}
+		return
+	}
+	// Nothing of the batch was written: each reply on its own (they still
+	// share commits through TxGroup).
+	b.s.log.Warn("chat: a batch of replies failed; writing them one by one", "replies", len(live), "err", err)
+	var wg sync.WaitGroup
+	for _, w := range live {
+		w.err = nil
+		if w.fresh {
+			w.p.sessionID = 0
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w.err = b.s.record(w.ctx, w.p, w.ans, w.sources)
+			close(w.done)
+		}()
+	}
+	wg.Wait()
+}
+
+// recordBatchTx writes the replies of ws as record writes one, inside tx:
+// the debits first (per workspace, in order; a refused one gets its 402 in
+// its err and nothing else of it is written), then the new sessions, their
+// events, and the messages. An error fails the whole batch.
+func (s *Service) recordBatchTx(ctx context.Context, tx *sqlx.Tx, ws []*replyWrite) error {
+	// Debits, per workspace (the first one seen first).
+	var order []int64
+	byWorkspace := map[int64][]*replyWrite{}
+	for _, w := range ws {
+		if w.p.cost == 0 {
+			continue
+		}
+		id := w.p.req.Bot.WorkspaceID
+		if _, ok := byWorkspace[id]; !ok {
+			order = append(order, id)
+		}
+		byWorkspace[id] = append(byWorkspace[id], w)
+	}
+	for _, id := range order {
+		members := byWorkspace[id]
+		debits := make([]billing.BatchDebit, len(members))
+		for i, w := range members {
+			debits[i] = billing.BatchDebit{Amount: w.p.cost, Key: w.p.creditKey, Reason: "chat reply"}
+		}
+		_, errs, err := s.billing.DebitBatchTx(ctx, tx, id, debits)
+		if err != nil {
+			return err
+		}
+		for i, w := range members {
+			w.err = errs[i]
+		}
+	}
+	now := s.clock.Now()
+	var fresh, ok []*replyWrite
+	for _, w := range ws {
+		if w.err != nil {
+			continue
+		}
+		ok = append(ok, w)
+		if w.fresh {
+			fresh = append(fresh, w)
+		} else if _, err := store.Exec(ctx, tx, `UPDATE chat_sessions SET messages = messages + 2, last_message_at = ?
+			WHERE id = ?`, now, w.p.sessionID); err != nil {
+			return err
+		}
+	}
+	if err := s.insertSessions(ctx, tx, fresh, now); err != nil {
+		return err
+	}
+	var events []outbox.Event
+	for _, w := range fresh {
+		if !w.p.req.Preview {
+			b := w.p.req.Bot.Bot
+			events = append(events, outbox.Event{WorkspaceID: b.WorkspaceID, BotID: b.ID, Type: "conversation.started",
+				Data: map[string]any{"bot_id": b.ID, "session_id": w.p.publicID}})
+		}
+	}
+	if len(events) > 0 {
+		if err := outbox.AddMany(ctx, tx, now, events); err != nil {
+			return err
+		}
+	}
+	return s.insertExchanges(ctx, tx, ok, now)
+}
+
+// insertSessions creates the sessions of replies that start one.
+func (s *Service) insertSessions(ctx context.Context, tx *sqlx.Tx, ws []*replyWrite, now time.Time) error {
+	for _, n := range store.PowerChunks(len(ws), 64) {
+		chunk := ws[:n]
+		ws = ws[n:]
+		args := make([]any, 0, 8*n)
+		byPublic := make(map[string]*pending, n)
+		for _, w := range chunk {
+			p := w.p
+			b := p.req.Bot.Bot
+			var origin any
+			if p.req.Origin != "" {
+				origin = p.req.Origin
+			}
+			args = append(args, p.publicID, b.WorkspaceID, b.ID, p.req.Preview, origin, 2, now, now)
+			byPublic[p.publicID] = p
+		}
+		var got []sessionRow
+		if err := store.Select(ctx, tx, &got, `INSERT INTO chat_sessions (public_id, workspace_id, bot_id, preview,
+			origin, messages, created_at, last_message_at) VALUES `+store.Rows(n, 8)+` RETURNING id, public_id`,
+			args...); err != nil {
+			return err
+		}
+		if len(got) != n {
+			return fmt.Errorf("chat: %d sessions inserted of %d", len(got), n)
+		}
+		for _, g := range got {
+			byPublic[g.PublicID].sessionID = g.ID
+		}
+	}
+	return nil
+}
+
+// insertExchanges writes each reply's question and the completed reply
+// (ids in this order: history sorts by id).
+func (s *Service) insertExchanges(ctx context.Context, tx *sqlx.Tx, ws []*replyWrite, now time.Time) error {
+	name := s.answerer.Name()
+	for _, n := range store.PowerChunks(len(ws), 32) {
+		chunk := ws[:n]
+		ws = ws[n:]
+		args := make([]any, 0, 26*n)
+		for _, w := range chunk {
+			p := w.p
+			b := p.req.Bot.Bot
+			src, err := json.Marshal(w.sources)
+			if err != nil {
+				return err
+			}
+			args = append(args,
+				secret.OrderedToken("msg_", 12), p.sessionID, b.WorkspaceID, b.ID, "user", "completed", p.req.Message,
+				"[]", nil, 0, "", now, now,
+				p.msgPublic, p.sessionID, b.WorkspaceID, b.ID, "assistant", "completed", w.ans.Text,
+				string(src), w.ans.Answered, p.cost, name, now, now)
+		}
+		if _, err := store.Exec(ctx, tx, `INSERT INTO chat_messages (public_id, session_id, workspace_id, bot_id, role,
+			status, text, sources, answered, credits, answerer, created_at, completed_at)
+			VALUES `+store.Rows(2*n, 13), args...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
