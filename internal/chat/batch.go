@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -128,21 +129,23 @@ func (b *replyBatcher) writeBatch(batch []*replyWrite) {
 		return
 	case 1:
 		w := live[0]
-		w.err = b.s.record(w.ctx, w.p, w.ans, w.sources)
+		w.err = b.s.safely(func() error { return b.s.record(w.ctx, w.p, w.ans, w.sources) })
 		close(w.done)
 		return
 	}
 	// The transaction serves every reply of the batch, so no single
 	// visitor's departure may cancel it; it has its own deadline.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(live[0].ctx), b.timeout)
-	err := b.s.db.TxGroup(ctx, func(tx *sqlx.Tx) error {
-		if err := b.s.recordBatchTx(ctx, tx, live); err != nil {
-			return err
-		}
-		if batchFault != nil {
-			return batchFault()
-		}
-		return nil
+	err := b.s.safely(func() error {
+		return b.s.db.TxGroup(ctx, func(tx *sqlx.Tx) error {
+			if err := b.s.recordBatchTx(ctx, tx, live); err != nil {
+				return err
+			}
+			if batchFault != nil {
+				return batchFault()
+			}
+			return nil
+		})
 	})
 	cancel()
 	if err == nil {
@@ -163,11 +166,24 @@ func (b *replyBatcher) writeBatch(batch []*replyWrite) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			w.err = b.s.record(w.ctx, w.p, w.ans, w.sources)
+			w.err = b.s.safely(func() error { return b.s.record(w.ctx, w.p, w.ans, w.sources) })
 			close(w.done)
 		}()
 	}
 	wg.Wait()
+}
+
+// safely runs fn on a batch goroutine, where a panic would end the
+// process (and leave the batcher stuck): it becomes an error, logged with
+// its stack, that the request answers with a 500.
+func (s *Service) safely(fn func() error) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			s.log.Error("chat: panic while writing replies", "panic", v, "stack", string(debug.Stack()))
+			err = fmt.Errorf("chat: panic while writing replies: %v", v)
+		}
+	}()
+	return fn()
 }
 
 // recordBatchTx writes the replies of ws as record writes one, inside tx:

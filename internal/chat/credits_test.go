@@ -259,3 +259,41 @@ func TestFailedBatchWritesEachReplyAlone(t *testing.T) {
 		}
 	})
 }
+
+// TestPanickingBatchIsContained: a panic while a batch is written (on the
+// batcher's goroutine, not a request's) neither ends the process nor
+// stalls later replies: the batch's replies are written one by one.
+func TestPanickingBatchIsContained(t *testing.T) {
+	w := newWorld(t, testkit.SQLite, testkit.WithEnv("CONCIERGE_RATE_LIMITS", "off"))
+	w.setBalance(t, 100)
+	var panics atomic.Int64
+	chat.SetBatchFault(func() error { panics.Add(1); panic("injected") })
+	t.Cleanup(func() { chat.SetBatchFault(nil) })
+	var ok, short, other atomic.Int64
+	var wg sync.WaitGroup
+	next := atomic.Int64{}
+	for range 32 {
+		wg.Go(func() {
+			for next.Add(1) <= 300 {
+				switch r := w.a.Do(t, "POST", "/chat", map[string]any{"message": "Where do orders ship from?"}, "X-Bot-Key", w.botKey); r.Status {
+				case 200:
+					ok.Add(1)
+				case 402:
+					short.Add(1)
+				default:
+					other.Add(1)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if panics.Load() == 0 {
+		t.Fatal("no batch of two or more replies formed: the panic path was not exercised")
+	}
+	if ok.Load() != 100 || short.Load() != 200 || other.Load() != 0 {
+		t.Fatalf("replies %d, 402s %d, other %d", ok.Load(), short.Load(), other.Load())
+	}
+	if d, r, c := w.ledger(t); d-r != 100 || c != 100 {
+		t.Fatalf("debited %d, refunded %d, completed %d", d, r, c)
+	}
+}
