@@ -1,10 +1,12 @@
 package chat
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"runtime/debug"
+	"slices"
 	"sync"
 	"time"
 
@@ -204,6 +206,9 @@ func (s *Service) recordBatchTx(ctx context.Context, tx *sqlx.Tx, ws []*replyWri
 		}
 		byWorkspace[id] = append(byWorkspace[id], w)
 	}
+	// Workspace rows are locked (on PostgreSQL) in id order, so that two
+	// batches in flight never wait for each other crosswise.
+	slices.Sort(order)
 	for _, id := range order {
 		members := byWorkspace[id]
 		debits := make([]billing.BatchDebit, len(members))
@@ -219,7 +224,7 @@ func (s *Service) recordBatchTx(ctx context.Context, tx *sqlx.Tx, ws []*replyWri
 		}
 	}
 	now := s.clock.Now()
-	var fresh, ok []*replyWrite
+	var fresh, ok, continued []*replyWrite
 	for _, w := range ws {
 		if w.err != nil {
 			continue
@@ -227,7 +232,14 @@ func (s *Service) recordBatchTx(ctx context.Context, tx *sqlx.Tx, ws []*replyWri
 		ok = append(ok, w)
 		if w.fresh {
 			fresh = append(fresh, w)
-		} else if _, err := store.Exec(ctx, tx, `UPDATE chat_sessions SET messages = messages + 2, last_message_at = ?
+		} else {
+			continued = append(continued, w)
+		}
+	}
+	// Existing sessions, in id order for the same reason.
+	slices.SortStableFunc(continued, func(a, b *replyWrite) int { return cmp.Compare(a.p.sessionID, b.p.sessionID) })
+	for _, w := range continued {
+		if _, err := store.Exec(ctx, tx, `UPDATE chat_sessions SET messages = messages + 2, last_message_at = ?
 			WHERE id = ?`, now, w.p.sessionID); err != nil {
 			return err
 		}

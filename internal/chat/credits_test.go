@@ -297,3 +297,57 @@ func TestPanickingBatchIsContained(t *testing.T) {
 		t.Fatalf("debited %d, refunded %d, completed %d", d, r, c)
 	}
 }
+
+// TestConcurrentFollowUpsKeepEachSession: follow-ups to many sessions at
+// once (written in shared batches) each land in their own session, with
+// its counters, and start no new conversation.
+func TestConcurrentFollowUpsKeepEachSession(t *testing.T) {
+	testkit.ForEachEngine(t, func(t *testing.T, e testkit.Engine) {
+		w := newWorld(t, e, testkit.WithEnv("CONCIERGE_RATE_LIMITS", "off"))
+		const n = 40
+		sessions := make([]string, n)
+		for i := range sessions {
+			r, rep := w.chat(t, "Where do orders ship from?", "")
+			if r.Status != 200 {
+				t.Fatalf("first message: %d %s", r.Status, r.Body)
+			}
+			sessions[i] = rep.SessionID
+		}
+		var wg sync.WaitGroup
+		for round := range 3 {
+			for _, sid := range sessions {
+				wg.Go(func() {
+					if r, rep := w.chat(t, "How long does delivery inside India take?", sid); r.Status != 200 || rep.SessionID != sid {
+						t.Errorf("round %d, session %s: %d, session %q", round, sid, r.Status, rep.SessionID)
+					}
+				})
+			}
+			wg.Wait()
+		}
+		ctx := context.Background()
+		for _, sid := range sessions {
+			var counted, stored int64
+			if err := store.Get(ctx, w.a.DB.Reader(), &counted, `SELECT messages FROM chat_sessions WHERE public_id = ?`, sid); err != nil {
+				t.Fatal(err)
+			}
+			if err := store.Get(ctx, w.a.DB.Reader(), &stored, `SELECT COUNT(*) FROM chat_messages m
+				JOIN chat_sessions s ON s.id = m.session_id WHERE s.public_id = ?`, sid); err != nil {
+				t.Fatal(err)
+			}
+			if counted != 8 || stored != 8 {
+				t.Fatalf("session %s: counted %d, stored %d messages; want 8", sid, counted, stored)
+			}
+		}
+		var events int64
+		if err := store.Get(ctx, w.a.DB.Reader(), &events, `SELECT COUNT(*) FROM events WHERE workspace_id = ?
+			AND type = 'conversation.started'`, w.ws); err != nil {
+			t.Fatal(err)
+		}
+		if events != n {
+			t.Fatalf("%d conversation.started events, want %d", events, n)
+		}
+		if d, r, c := w.ledger(t); d-r != 4*n || c != 4*n {
+			t.Fatalf("debited %d, refunded %d, completed %d; want %d", d, r, c, 4*n)
+		}
+	})
+}
