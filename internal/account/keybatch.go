@@ -2,8 +2,9 @@ package account
 
 import (
 	"context"
-	"sync"
 	"time"
+
+	"concierge/internal/coalesce"
 )
 
 // keyBatcher coalesces concurrent workspace-key lookups into one query per
@@ -20,14 +21,9 @@ import (
 // running starts one at once with whatever is queued, so a lone request is
 // never delayed to wait for company.
 type keyBatcher struct {
-	lookup      func(ctx context.Context, hashes []string) ([]keyRow, error)
-	maxInFlight int
-	maxBatch    int
-	timeout     time.Duration
-
-	mu       sync.Mutex
-	pending  []*keyWait
-	inFlight int
+	lookup  func(ctx context.Context, hashes []string) ([]keyRow, error)
+	timeout time.Duration
+	queue   *coalesce.Batcher[*keyWait]
 }
 
 // keyRow is one workspace found by its key hash.
@@ -46,7 +42,9 @@ type keyWait struct {
 }
 
 func newKeyBatcher(lookup func(ctx context.Context, hashes []string) ([]keyRow, error)) *keyBatcher {
-	return &keyBatcher{lookup: lookup, maxInFlight: 2, maxBatch: 128, timeout: 30 * time.Second}
+	b := &keyBatcher{lookup: lookup, timeout: 30 * time.Second}
+	b.queue = coalesce.New(2, 128, b.answer)
+	return b
 }
 
 // get returns the workspace whose key hash is hash and the hash as stored,
@@ -54,50 +52,12 @@ func newKeyBatcher(lookup func(ctx context.Context, hashes []string) ([]keyRow, 
 // returns ctx's error if ctx ends first.
 func (b *keyBatcher) get(ctx context.Context, hash string) (*Workspace, string, error) {
 	wt := &keyWait{ctx: ctx, hash: hash, done: make(chan struct{})}
-	b.mu.Lock()
-	b.pending = append(b.pending, wt)
-	var batch []*keyWait
-	if b.inFlight < b.maxInFlight {
-		b.inFlight++
-		batch = b.takeLocked()
-	}
-	b.mu.Unlock()
-	if batch != nil {
-		go b.run(batch)
-	}
+	b.queue.Add(wt)
 	select {
 	case <-wt.done:
 		return wt.w, wt.key, wt.err
 	case <-ctx.Done():
 		return nil, "", ctx.Err()
-	}
-}
-
-// takeLocked removes up to maxBatch lookups from the queue.
-func (b *keyBatcher) takeLocked() []*keyWait {
-	n := min(len(b.pending), b.maxBatch)
-	batch := b.pending[:n:n]
-	if n == len(b.pending) {
-		b.pending = nil
-	} else {
-		b.pending = b.pending[n:]
-	}
-	return batch
-}
-
-// run answers batch, then keeps answering what queued meanwhile until the
-// queue is empty.
-func (b *keyBatcher) run(batch []*keyWait) {
-	for {
-		b.answer(batch)
-		b.mu.Lock()
-		if len(b.pending) == 0 {
-			b.inFlight--
-			b.mu.Unlock()
-			return
-		}
-		batch = b.takeLocked()
-		b.mu.Unlock()
 	}
 }
 

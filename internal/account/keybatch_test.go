@@ -62,13 +62,7 @@ func startGet(ctx context.Context, b *keyBatcher, hash string) chan lookupResult
 
 // waitQueued waits (without a clock) until n lookups are queued.
 func waitQueued(b *keyBatcher, n int) {
-	for {
-		b.mu.Lock()
-		got := len(b.pending)
-		b.mu.Unlock()
-		if got >= n {
-			return
-		}
+	for b.queue.Queued() < n {
 		runtime.Gosched()
 	}
 }
@@ -80,7 +74,7 @@ func waitQueued(b *keyBatcher, n int) {
 func TestKeyBatcherNeverAnswersFromAnEarlierQuery(t *testing.T) {
 	f := newFakeKeys(map[string]int64{"a": 1, "b": 2, "c": 3})
 	b := newKeyBatcher(f.lookup)
-	b.maxInFlight = 1
+	b.queue.MaxInFlight = 1
 	ctx := context.Background()
 
 	first := startGet(ctx, b, "a")
@@ -123,10 +117,8 @@ func TestKeyBatcherNeverAnswersFromAnEarlierQuery(t *testing.T) {
 	if len(f.calls) != 2 {
 		t.Errorf("%d queries, want 2", len(f.calls))
 	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.inFlight != 0 || len(b.pending) != 0 {
-		t.Errorf("batcher not idle: %d in flight, %d queued", b.inFlight, len(b.pending))
+	if b.queue.InFlight() != 0 || b.queue.Queued() != 0 {
+		t.Errorf("batcher not idle: %d in flight, %d queued", b.queue.InFlight(), b.queue.Queued())
 	}
 }
 
@@ -136,7 +128,7 @@ func TestKeyBatcherNeverAnswersFromAnEarlierQuery(t *testing.T) {
 func TestKeyBatcherErrorsAndCancellation(t *testing.T) {
 	f := newFakeKeys(map[string]int64{"a": 1, "b": 2})
 	b := newKeyBatcher(f.lookup)
-	b.maxInFlight = 1
+	b.queue.MaxInFlight = 1
 
 	cctx, cancel := context.WithCancel(context.Background())
 	first := startGet(cctx, b, "a")
@@ -160,7 +152,7 @@ func TestKeyBatcherErrorsAndCancellation(t *testing.T) {
 func TestKeyBatcherBoundsBatches(t *testing.T) {
 	f := newFakeKeys(map[string]int64{})
 	b := newKeyBatcher(f.lookup)
-	b.maxInFlight, b.maxBatch = 1, 3
+	b.queue.MaxInFlight, b.queue.MaxBatch = 1, 3
 	ctx := context.Background()
 	chans := []chan lookupResult{startGet(ctx, b, "h0")}
 	<-f.started

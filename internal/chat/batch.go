@@ -13,6 +13,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"concierge/internal/billing"
+	"concierge/internal/coalesce"
 	"concierge/internal/outbox"
 	"concierge/internal/secret"
 	"concierge/internal/store"
@@ -26,10 +27,9 @@ import (
 // on the rows rather than on statements (on SQLite it is serial, and it is
 // what bounds the replies per second).
 //
-// There is no timer: a reply that finds fewer than maxInFlight batches
-// being written starts one at once with whatever is queued, so a lone
-// reply is never delayed to wait for company; the replies that arrive while
-// a batch is written go together in the next one.
+// The queue is a coalesce.Batcher: no timer, a lone reply is written at
+// once, and the replies that arrive while a batch is written go together in
+// the next one; one batch in flight on SQLite, four on PostgreSQL.
 //
 // The outcome of every reply is the one record would give it alone: the
 // debits of a batch are taken in order, each paid or refused (402) as the
@@ -37,14 +37,9 @@ import (
 // fail as a whole (a statement error, a reused credit key), nothing of it
 // stays and each reply is written on its own with record.
 type replyBatcher struct {
-	s           *Service
-	maxInFlight int
-	maxBatch    int
-	timeout     time.Duration
-
-	mu       sync.Mutex
-	pending  []*replyWrite
-	inFlight int
+	s       *Service
+	timeout time.Duration
+	queue   *coalesce.Batcher[*replyWrite]
 }
 
 type replyWrite struct {
@@ -62,7 +57,9 @@ func newReplyBatcher(s *Service) *replyBatcher {
 	if s.db.Dialect() == store.Postgres {
 		inFlight = 4
 	}
-	return &replyBatcher{s: s, maxInFlight: inFlight, maxBatch: 64, timeout: 30 * time.Second}
+	b := &replyBatcher{s: s, timeout: 30 * time.Second}
+	b.queue = coalesce.New(inFlight, 64, b.writeBatch)
+	return b
 }
 
 // batchFault, when set (tests), fails a batch's transaction after its
@@ -75,45 +72,9 @@ var batchFault func() error
 // the outcome.
 func (b *replyBatcher) write(ctx context.Context, p *pending, ans Answer, sources []Source) error {
 	w := &replyWrite{ctx: ctx, p: p, ans: ans, sources: sources, fresh: p.sessionID == 0, done: make(chan struct{})}
-	b.mu.Lock()
-	b.pending = append(b.pending, w)
-	var batch []*replyWrite
-	if b.inFlight < b.maxInFlight {
-		b.inFlight++
-		batch = b.takeLocked()
-	}
-	b.mu.Unlock()
-	if batch != nil {
-		go b.run(batch)
-	}
+	b.queue.Add(w)
 	<-w.done
 	return w.err
-}
-
-func (b *replyBatcher) takeLocked() []*replyWrite {
-	n := min(len(b.pending), b.maxBatch)
-	batch := b.pending[:n:n]
-	if n == len(b.pending) {
-		b.pending = nil
-	} else {
-		b.pending = b.pending[n:]
-	}
-	return batch
-}
-
-// run writes batch, then what queued meanwhile, until the queue is empty.
-func (b *replyBatcher) run(batch []*replyWrite) {
-	for {
-		b.writeBatch(batch)
-		b.mu.Lock()
-		if len(b.pending) == 0 {
-			b.inFlight--
-			b.mu.Unlock()
-			return
-		}
-		batch = b.takeLocked()
-		b.mu.Unlock()
-	}
 }
 
 func (b *replyBatcher) writeBatch(batch []*replyWrite) {
