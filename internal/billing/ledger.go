@@ -82,18 +82,6 @@ func (s *Service) DebitTx(ctx context.Context, tx *sqlx.Tx, workspaceID, amount 
 	return s.apply(ctx, tx, workspaceID, -amount, KindDebit, key, reason)
 }
 
-// DebitNewTx is DebitTx for a key made for this debit alone (a random
-// one, as a chat reply's): it does not look for an earlier entry with the
-// key before it writes. Should the key have been used after all, the
-// ledger's uniqueness still makes the debit happen once: the balance
-// change is undone and the first entry returned, as DebitTx would.
-func (s *Service) DebitNewTx(ctx context.Context, tx *sqlx.Tx, workspaceID, amount int64, key, reason string) (*LedgerEntry, error) {
-	if err := checkEntryArgs(amount, key); err != nil {
-		return nil, err
-	}
-	return s.applyEntry(ctx, tx, workspaceID, -amount, KindDebit, key, reason, false)
-}
-
 // BatchDebit is one debit of DebitBatchTx.
 type BatchDebit struct {
 	Amount      int64
@@ -105,15 +93,15 @@ type BatchDebit struct {
 var ErrBatchKeyUsed = errors.New("billing: a key of the batch is already in the ledger")
 
 // DebitBatchTx takes several debits of one workspace, inside the caller's
-// transaction, with the outcome DebitNewTx would give them one after the
+// transaction, with the outcome DebitTx would give them one after the
 // other in order: each is paid (its entry) or refused with
 // *apperr.InsufficientCredits when the balance left by the ones before
 // cannot pay it. It runs one balance update and one ledger insert per
-// power-of-two chunk instead of two statements per debit. Keys must be new,
-// as for DebitNewTx; a key already used fails the whole call with
-// ErrBatchKeyUsed (the caller rolls back and debits one by one, where a
-// reused key answers with its first entry). The balance never goes below
-// zero. An unknown workspace fails every debit with a not-found error.
+// power-of-two chunk instead of two statements per debit. Keys must be
+// new, made for the debit (as a chat reply's): a key already used fails
+// the whole call with ErrBatchKeyUsed and the caller must roll back
+// (DebitTx is the call that answers a reused key with its first entry).
+// The balance never goes below zero. An unknown workspace fails every debit with a not-found error.
 func (s *Service) DebitBatchTx(ctx context.Context, tx *sqlx.Tx, workspaceID int64, debits []BatchDebit) ([]*LedgerEntry, []error, error) {
 	entries, errs := make([]*LedgerEntry, len(debits)), make([]error, len(debits))
 	var total int64
@@ -286,14 +274,6 @@ func checkEntryArgs(amount int64, key string) error {
 // the second case. Nothing here relies on a unique violation, which would
 // abort the caller's whole PostgreSQL transaction.
 func (s *Service) apply(ctx context.Context, q store.Q, workspaceID, delta int64, kind, key, reason string) (*LedgerEntry, error) {
-	return s.applyEntry(ctx, q, workspaceID, delta, kind, key, reason, true)
-}
-
-// applyEntry is apply; lookFirst false skips the first lookup of the key
-// (a key that cannot have been used yet), leaving a used key to the
-// conflict path.
-func (s *Service) applyEntry(ctx context.Context, q store.Q, workspaceID, delta int64, kind, key, reason string,
-	lookFirst bool) (*LedgerEntry, error) {
 	if len(reason) > maxReasonLength {
 		reason = reason[:maxReasonLength]
 	}
@@ -308,10 +288,8 @@ func (s *Service) applyEntry(ctx context.Context, q store.Q, workspaceID, delta 
 		e, err = sameKind(e, kind)
 		return e, true, err
 	}
-	if lookFirst {
-		if e, ok, err := first(); ok || err != nil {
-			return e, err
-		}
+	if e, ok, err := first(); ok || err != nil {
+		return e, err
 	}
 	bal, err := addBalance(ctx, q, workspaceID, delta)
 	if store.IsNotFound(err) {

@@ -307,54 +307,6 @@ func TestDebitTxFollowsTheCallersTransaction(t *testing.T) {
 	})
 }
 
-// TestDebitNewTxStillOnce: DebitNewTx skips the first lookup of its key,
-// yet a key used already (before, or earlier in the same transaction)
-// still debits once and answers with the first entry.
-func TestDebitNewTxStillOnce(t *testing.T) {
-	testkit.ForEachEngine(t, func(t *testing.T, e testkit.Engine) {
-		ctx := context.Background()
-		svc, db, clk := newService(t, e, time.Now())
-		ws := newWorkspace(t, db, "new@example.com", clk.Now())
-		if _, err := svc.Grant(ctx, ws, 5, "seed", ""); err != nil {
-			t.Fatal(err)
-		}
-		var first, again *billing.LedgerEntry
-		err := db.Tx(ctx, func(tx *sqlx.Tx) error {
-			var err error
-			if first, err = svc.DebitNewTx(ctx, tx, ws, 2, "reply:new", ""); err != nil {
-				return err
-			}
-			again, err = svc.DebitNewTx(ctx, tx, ws, 2, "reply:new", "")
-			return err
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if again.ID != first.ID || first.BalanceAfter != 3 {
-			t.Fatalf("first %+v, again %+v", first, again)
-		}
-		err = db.Tx(ctx, func(tx *sqlx.Tx) error {
-			again, err = svc.DebitNewTx(ctx, tx, ws, 2, "reply:new", "")
-			return err
-		})
-		if err != nil || again.ID != first.ID {
-			t.Fatalf("replay after commit: %+v, %v", again, err)
-		}
-		if b, _ := svc.Balance(ctx, ws); b != 3 {
-			t.Fatalf("balance %d, want 3", b)
-		}
-		var ic *apperr.InsufficientCredits
-		err = db.Tx(ctx, func(tx *sqlx.Tx) error {
-			_, err := svc.DebitNewTx(ctx, tx, ws, 4, "reply:other", "")
-			return err
-		})
-		if !errors.As(err, &ic) || ic.Available != 3 {
-			t.Fatalf("overdraw: %v", err)
-		}
-		checkLedgerChain(t, db, ws)
-	})
-}
-
 // TestLedgerHistoryOrder: history is newest first even for entries made
 // within one clock tick.
 func TestLedgerHistoryOrder(t *testing.T) {

@@ -34,8 +34,8 @@ import (
 // The outcome of every reply is the one record would give it alone: the
 // debits of a batch are taken in order, each paid or refused (402) as the
 // balance left by the ones before allows. Should the batch's transaction
-// fail as a whole (a statement error, a reused credit key), nothing of it
-// stays and each reply is written on its own with record.
+// fail as a whole (a statement error, say), nothing of it stays and each
+// reply is written on its own with record.
 type replyBatcher struct {
 	s       *Service
 	timeout time.Duration
@@ -167,8 +167,13 @@ func (s *Service) recordBatchTx(ctx context.Context, tx *sqlx.Tx, ws []*replyWri
 		}
 		byWorkspace[id] = append(byWorkspace[id], w)
 	}
-	// Workspace rows are locked (on PostgreSQL) in id order, so that two
-	// batches in flight never wait for each other crosswise.
+	// The debits first. On PostgreSQL each locks its workspace row until
+	// the commit, so the replies of one workspace write one after the
+	// other and the foreign-key checks of the rows below find the
+	// workspace (and bot) row locked by their own transaction only: no
+	// shared lock of many transactions (a MultiXact) that every read of
+	// those rows must resolve. Workspace rows are locked in id order, so
+	// that two batches in flight never wait for each other crosswise.
 	slices.Sort(order)
 	for _, id := range order {
 		members := byWorkspace[id]

@@ -166,67 +166,24 @@ func (s *Service) checkBalance(p *pending) error {
 // session (new, or its counters), the question and the completed reply,
 // and the reply's debit. Either all of it exists, charged once, or none of
 // it does and the caller gets the error (402 when the balance went short
-// since Begin checked it). Replies that arrive together are written by
-// replyBatcher in shared statements; record writes a reply alone.
+// since Begin checked it). It is recordBatchTx for one reply: replyBatcher
+// writes the replies that arrive together in shared statements, and record
+// writes a reply alone.
 func (s *Service) record(ctx context.Context, p *pending, ans Answer, sources []Source) error {
-	b := p.req.Bot.Bot
-	src, err := json.Marshal(sources)
-	if err != nil {
-		return err
-	}
-	now := s.clock.Now()
-	fresh := p.sessionID == 0
+	w := &replyWrite{p: p, ans: ans, sources: sources, fresh: p.sessionID == 0}
 	// Replies arriving together share one commit on SQLite (TxGroup).
 	// The statements run on a context of their own: a visitor leaving
 	// while they run must not interrupt the shared transaction. ctx
 	// bounds the wait for the writer only.
 	wait := ctx
 	ctx = context.WithoutCancel(ctx)
-	err = s.db.TxGroup(wait, func(tx *sqlx.Tx) error {
-		// The debit first. On PostgreSQL it locks the workspace row
-		// until the commit, so the replies of one workspace write one
-		// after the other and the foreign-key checks of the rows below
-		// find the workspace (and bot) row locked by their own
-		// transaction only: no shared lock of many transactions
-		// (a MultiXact) that every read of those rows must resolve.
-		if p.cost > 0 {
-			if _, err := s.billing.DebitNewTx(ctx, tx, b.WorkspaceID, p.cost, p.creditKey, "chat reply"); err != nil {
-				return err
-			}
-		}
-		if fresh {
-			var origin any
-			if p.req.Origin != "" {
-				origin = p.req.Origin
-			}
-			if err := store.Get(ctx, tx, &p.sessionID, `INSERT INTO chat_sessions (public_id, workspace_id, bot_id, preview,
-				origin, messages, created_at, last_message_at) VALUES (?, ?, ?, ?, ?, 2, ?, ?) RETURNING id`,
-				p.publicID, b.WorkspaceID, b.ID, p.req.Preview, origin, now, now); err != nil {
-				return err
-			}
-			if !p.req.Preview {
-				if _, err := outbox.Add(ctx, tx, now, outbox.Event{WorkspaceID: b.WorkspaceID, BotID: b.ID,
-					Type: "conversation.started", Data: map[string]any{"bot_id": b.ID, "session_id": p.publicID}}); err != nil {
-					return err
-				}
-			}
-		} else if _, err := store.Exec(ctx, tx, `UPDATE chat_sessions SET messages = messages + 2, last_message_at = ?
-			WHERE id = ?`, now, p.sessionID); err != nil {
+	err := s.db.TxGroup(wait, func(tx *sqlx.Tx) error {
+		if err := s.recordBatchTx(ctx, tx, []*replyWrite{w}); err != nil {
 			return err
 		}
-		// The question, then the reply (ids in this order: history sorts by id).
-		if _, err := store.Exec(ctx, tx, `INSERT INTO chat_messages (public_id, session_id, workspace_id, bot_id, role,
-			status, text, sources, answered, credits, answerer, created_at, completed_at)
-			VALUES (?, ?, ?, ?, 'user', 'completed', ?, '[]', NULL, 0, '', ?, ?),
-			(?, ?, ?, ?, 'assistant', 'completed', ?, ?, ?, ?, ?, ?, ?)`,
-			secret.OrderedToken("msg_", 12), p.sessionID, b.WorkspaceID, b.ID, p.req.Message, now, now,
-			p.msgPublic, p.sessionID, b.WorkspaceID, b.ID, ans.Text, string(src), ans.Answered, p.cost,
-			s.answerer.Name(), now, now); err != nil {
-			return err
-		}
-		return nil
+		return w.err // refused (402): nothing of it was written
 	})
-	if err != nil && fresh {
+	if err != nil && w.fresh {
 		p.sessionID = 0
 	}
 	return err
