@@ -36,9 +36,6 @@ type StandingRow struct {
 	wsRow
 }
 
-// Balance is the workspace's credit balance as the row was read.
-func (r *StandingRow) Balance() int64 { return r.wsRow.Balance }
-
 // readWorkspace reads the billing columns. With lock on PostgreSQL the row
 // stays locked until the transaction ends, so a decision taken on it (one
 // more bot, a top-up to the allowance) cannot race another; SQLite's

@@ -35,10 +35,45 @@ type Record struct {
 }
 
 // Add writes ev through tx (the caller's transaction) and returns its public
-// id ("evt_" + 128 random bits), which later becomes the webhook message id.
+// id ("evt_" + the time + 128 random bits), which later becomes the webhook
+// message id.
 func Add(ctx context.Context, tx store.Q, now time.Time, ev Event) (string, error) {
+	args, err := eventArgs(ev, now)
+	if err != nil {
+		return "", err
+	}
+	if _, err := store.Exec(ctx, tx, `INSERT INTO events (public_id, workspace_id, bot_id, type, payload, created_at)
+		VALUES (?, ?, ?, ?, ?, ?)`, args...); err != nil {
+		return "", fmt.Errorf("outbox: record %s: %w", ev.Type, err)
+	}
+	return args[0].(string), nil
+}
+
+// AddMany writes several events through tx, as Add would one by one, in
+// multi-row statements.
+func AddMany(ctx context.Context, tx store.Q, now time.Time, evs []Event) error {
+	for _, n := range store.PowerChunks(len(evs), 64) {
+		args := make([]any, 0, 6*n)
+		for _, ev := range evs[:n] {
+			row, err := eventArgs(ev, now)
+			if err != nil {
+				return err
+			}
+			args = append(args, row...)
+		}
+		evs = evs[n:]
+		if _, err := store.Exec(ctx, tx, `INSERT INTO events (public_id, workspace_id, bot_id, type, payload, created_at)
+			VALUES `+store.Rows(n, 6), args...); err != nil {
+			return fmt.Errorf("outbox: record events: %w", err)
+		}
+	}
+	return nil
+}
+
+// eventArgs are the values of ev's row, a new public id first.
+func eventArgs(ev Event, now time.Time) ([]any, error) {
 	if ev.WorkspaceID == 0 || ev.Type == "" {
-		return "", fmt.Errorf("outbox: event needs a workspace and a type")
+		return nil, fmt.Errorf("outbox: event needs a workspace and a type")
 	}
 	data := ev.Data
 	if data == nil {
@@ -46,60 +81,13 @@ func Add(ctx context.Context, tx store.Q, now time.Time, ev Event) (string, erro
 	}
 	payload, err := json.Marshal(data)
 	if err != nil {
-		return "", fmt.Errorf("outbox: marshal %s: %w", ev.Type, err)
+		return nil, fmt.Errorf("outbox: marshal %s: %w", ev.Type, err)
 	}
 	var bot any
 	if ev.BotID != 0 {
 		bot = ev.BotID
 	}
-	id := secret.OrderedToken("evt_", 16)
-	_, err = store.Exec(ctx, tx, `INSERT INTO events (public_id, workspace_id, bot_id, type, payload, created_at)
-		VALUES (?, ?, ?, ?, ?, ?)`, id, ev.WorkspaceID, bot, ev.Type, string(payload), now.UTC())
-	if err != nil {
-		return "", fmt.Errorf("outbox: record %s: %w", ev.Type, err)
-	}
-	return id, nil
-}
-
-// AddMany writes several events through tx, as Add would one by one, in
-// multi-row statements.
-func AddMany(ctx context.Context, tx store.Q, now time.Time, evs []Event) error {
-	type row struct {
-		ev      Event
-		bot     any
-		payload string
-	}
-	rows := make([]row, 0, len(evs))
-	for _, ev := range evs {
-		if ev.WorkspaceID == 0 || ev.Type == "" {
-			return fmt.Errorf("outbox: event needs a workspace and a type")
-		}
-		data := ev.Data
-		if data == nil {
-			data = struct{}{}
-		}
-		payload, err := json.Marshal(data)
-		if err != nil {
-			return fmt.Errorf("outbox: marshal %s: %w", ev.Type, err)
-		}
-		var bot any
-		if ev.BotID != 0 {
-			bot = ev.BotID
-		}
-		rows = append(rows, row{ev: ev, bot: bot, payload: string(payload)})
-	}
-	for _, n := range store.PowerChunks(len(rows), 64) {
-		args := make([]any, 0, 6*n)
-		for _, r := range rows[:n] {
-			args = append(args, secret.OrderedToken("evt_", 16), r.ev.WorkspaceID, r.bot, r.ev.Type, r.payload, now.UTC())
-		}
-		rows = rows[n:]
-		if _, err := store.Exec(ctx, tx, `INSERT INTO events (public_id, workspace_id, bot_id, type, payload, created_at)
-			VALUES `+store.Rows(n, 6), args...); err != nil {
-			return fmt.Errorf("outbox: record events: %w", err)
-		}
-	}
-	return nil
+	return []any{secret.OrderedToken("evt_", 16), ev.WorkspaceID, bot, ev.Type, string(payload), now.UTC()}, nil
 }
 
 // List returns a workspace's events, newest first (for tests and, later,
