@@ -46,6 +46,35 @@ func (w *world) ledger(t *testing.T) (debited, refunded, completed int64) {
 	return
 }
 
+// burst sends total copies of one question to POST /chat from workers
+// goroutines and counts the answers: 200s, 402s, and anything else (the
+// first few of which fail the test).
+func (w *world) burst(t *testing.T, total, workers int) (ok, short, other int64) {
+	t.Helper()
+	var nOK, nShort, nOther atomic.Int64
+	var wg sync.WaitGroup
+	next := atomic.Int64{}
+	for range workers {
+		wg.Go(func() {
+			for next.Add(1) <= int64(total) {
+				r := w.a.Do(t, "POST", "/chat", map[string]any{"message": "Where do orders ship from?"}, "X-Bot-Key", w.botKey)
+				switch r.Status {
+				case 200:
+					nOK.Add(1)
+				case 402:
+					nShort.Add(1)
+				default:
+					if nOther.Add(1) < 5 {
+						t.Errorf("status %d: %s", r.Status, r.Body)
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return nOK.Load(), nShort.Load(), nOther.Load()
+}
+
 // TestConcurrentChatsSpendExactly: 10,000 concurrent chats against 1,000
 // credits give exactly 1,000 replies and 9,000 × 402, and the balance ends
 // at zero.
@@ -53,30 +82,9 @@ func TestConcurrentChatsSpendExactly(t *testing.T) {
 	testkit.ForEachEngine(t, func(t *testing.T, e testkit.Engine) {
 		w := newWorld(t, e, testkit.WithEnv("CONCIERGE_RATE_LIMITS", "off"))
 		w.setBalance(t, 1000)
-		const total, workers = 10_000, 48
-		var ok, short, other atomic.Int64
-		var wg sync.WaitGroup
-		next := atomic.Int64{}
-		for range workers {
-			wg.Go(func() {
-				for next.Add(1) <= total {
-					r := w.a.Do(t, "POST", "/chat", map[string]any{"message": "Where do orders ship from?"}, "X-Bot-Key", w.botKey)
-					switch r.Status {
-					case 200:
-						ok.Add(1)
-					case 402:
-						short.Add(1)
-					default:
-						if other.Add(1) < 5 {
-							t.Errorf("status %d: %s", r.Status, r.Body)
-						}
-					}
-				}
-			})
-		}
-		wg.Wait()
-		if ok.Load() != 1000 || short.Load() != 9000 || other.Load() != 0 {
-			t.Fatalf("replies %d, 402s %d, other %d", ok.Load(), short.Load(), other.Load())
+		ok, short, other := w.burst(t, 10_000, 48)
+		if ok != 1000 || short != 9000 || other != 0 {
+			t.Fatalf("replies %d, 402s %d, other %d", ok, short, other)
 		}
 		if bal := w.balance(t); bal != 0 {
 			t.Fatalf("balance %d, want 0", bal)
@@ -209,33 +217,13 @@ func TestFailedBatchWritesEachReplyAlone(t *testing.T) {
 		var faults atomic.Int64
 		chat.SetBatchFault(func() error { faults.Add(1); return errors.New("injected batch failure") })
 		t.Cleanup(func() { chat.SetBatchFault(nil) })
-		const total, workers = 1200, 48
-		var ok, short, other atomic.Int64
-		var wg sync.WaitGroup
-		next := atomic.Int64{}
-		for range workers {
-			wg.Go(func() {
-				for next.Add(1) <= total {
-					r := w.a.Do(t, "POST", "/chat", map[string]any{"message": "Where do orders ship from?"}, "X-Bot-Key", w.botKey)
-					switch r.Status {
-					case 200:
-						ok.Add(1)
-					case 402:
-						short.Add(1)
-					default:
-						if other.Add(1) < 5 {
-							t.Errorf("status %d: %s", r.Status, r.Body)
-						}
-					}
-				}
-			})
-		}
-		wg.Wait()
+		const total = 1200
+		ok, short, other := w.burst(t, total, 48)
 		if faults.Load() == 0 {
 			t.Fatal("no batch of two or more replies formed: the fallback was not exercised")
 		}
-		if ok.Load() != 300 || short.Load() != total-300 || other.Load() != 0 {
-			t.Fatalf("replies %d, 402s %d, other %d", ok.Load(), short.Load(), other.Load())
+		if ok != 300 || short != total-300 || other != 0 {
+			t.Fatalf("replies %d, 402s %d, other %d", ok, short, other)
 		}
 		if bal := w.balance(t); bal != 0 {
 			t.Fatalf("balance %d, want 0", bal)
@@ -269,29 +257,12 @@ func TestPanickingBatchIsContained(t *testing.T) {
 	var panics atomic.Int64
 	chat.SetBatchFault(func() error { panics.Add(1); panic("injected") })
 	t.Cleanup(func() { chat.SetBatchFault(nil) })
-	var ok, short, other atomic.Int64
-	var wg sync.WaitGroup
-	next := atomic.Int64{}
-	for range 32 {
-		wg.Go(func() {
-			for next.Add(1) <= 300 {
-				switch r := w.a.Do(t, "POST", "/chat", map[string]any{"message": "Where do orders ship from?"}, "X-Bot-Key", w.botKey); r.Status {
-				case 200:
-					ok.Add(1)
-				case 402:
-					short.Add(1)
-				default:
-					other.Add(1)
-				}
-			}
-		})
-	}
-	wg.Wait()
+	ok, short, other := w.burst(t, 300, 32)
 	if panics.Load() == 0 {
 		t.Fatal("no batch of two or more replies formed: the panic path was not exercised")
 	}
-	if ok.Load() != 100 || short.Load() != 200 || other.Load() != 0 {
-		t.Fatalf("replies %d, 402s %d, other %d", ok.Load(), short.Load(), other.Load())
+	if ok != 100 || short != 200 || other != 0 {
+		t.Fatalf("replies %d, 402s %d, other %d", ok, short, other)
 	}
 	if d, r, c := w.ledger(t); d-r != 100 || c != 100 {
 		t.Fatalf("debited %d, refunded %d, completed %d", d, r, c)
