@@ -29,9 +29,12 @@ func uploads(in *uploadInput) (int64, []knowledge.Upload, error) {
 		return 0, nil, apperr.Invalid("body.bot_id", "Field required", "missing")
 	}
 	out := make([]knowledge.Upload, 0, len(form.Files))
-	for _, f := range form.Files {
+	for i, f := range form.Files {
 		if !f.IsSet {
 			continue
+		}
+		if err := checkTextField(f.Filename, "body", "files", i, "filename"); err != nil {
+			return 0, nil, err
 		}
 		data, err := io.ReadAll(f.File)
 		if err != nil {

@@ -146,7 +146,7 @@ func New(d Deps) *Server {
 
 	s.router = r
 	s.api = humachi.New(r, apiConfig())
-	s.api.UseMiddleware(s.authenticate, s.checkOrigin, s.rateLimit, s.limitBody, s.keepRawBody)
+	s.api.UseMiddleware(s.authenticate, s.checkOrigin, s.rateLimit, s.limitBody, s.checkText, s.keepRawBody)
 	s.routes()
 	return s
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"concierge/internal/store"
 	"concierge/internal/testkit"
@@ -301,4 +302,44 @@ func TestOutOfCreditsChargesNothing(t *testing.T) {
 	if got := search(t, a, ws, bot, "knowledge"); got != "" {
 		t.Fatalf("an unpaid document is retrievable: %q", got)
 	}
+}
+
+// TestDirtyTextIsCleaned: NUL bytes and invalid UTF-8 inside uploaded files
+// and crawled pages are dropped by the extractors, never a failed document
+// (PostgreSQL refuses both in text columns), on both engines. (DOCX is XML,
+// where neither can appear: such a file is malformed and refused as such.)
+func TestDirtyTextIsCleaned(t *testing.T) {
+	testkit.ForEachEngine(t, func(t *testing.T, e testkit.Engine) {
+		s := newSite(t)
+		// A few stray control bytes are text; many are binary data (extract.Detect).
+		s.set("/", "Home \xff page", "The lobster \x00 tank is open on \xfe\xff Sundays.")
+		a := testkit.NewApp(t, e, testkit.WithEnv("CONCIERGE_OUTBOUND_ALLOW", "127.0.0.1/32"))
+		key, ws := a.Register(t, "dirty@example.com")
+		bot := newBot(t, a, key)
+		ing := upload(t, a, key, bot,
+			testkit.File{Name: "notes.txt", Data: []byte("Gift cards \x00 never \xff expire at the kiosk.")},
+			testkit.File{Name: "faq.md", Data: []byte("# Ret\x00urns\n\n## Poli\xffcy\n\nRefunds \x00 take ten \xc3 days.\n")},
+			testkit.File{Name: "page.html", Data: []byte("<html><head><title>Ab\x00out</title></head><body><main><h1>Abo\xffut</h1><p>We ferment\x00 kombucha in barrels.</p></main></body></html>")},
+			testkit.File{Name: "list.csv", Data: []byte("item,price\nmug\x00,12\nte\xffa,4\n")},
+		)
+		if ing.Status != "completed" {
+			t.Fatalf("ingestion with dirty text: %+v", ing)
+		}
+		if r := a.Do(t, "POST", "/crawl", map[string]any{"bot_id": bot, "url": s.srv.URL + "/"}, "X-API-Key", key); r.Status != 202 {
+			t.Fatalf("crawl: %d %s", r.Status, r.Body)
+		}
+		if p := waitCrawl(t, a, key, bot, finished); p.Status != "completed" || p.PagesIndexed != 1 {
+			t.Fatalf("crawl of a dirty page: %+v", p)
+		}
+		for q, want := range map[string]string{"gift cards expire": "expire", "refunds days": "Refunds",
+			"ferment kombucha": "kombucha", "lobster tank sundays": "Sundays"} {
+			got := search(t, a, ws, bot, q)
+			if !strings.Contains(got, want) {
+				t.Errorf("search %q: %q", q, got)
+			}
+			if strings.ContainsRune(got, 0) || !utf8.ValidString(got) {
+				t.Errorf("search %q returned dirty text %q", q, got)
+			}
+		}
+	})
 }
