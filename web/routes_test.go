@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
+	"html"
 	"io"
 	"net/http"
 	"net/url"
@@ -186,5 +187,30 @@ func TestDemoPageRoute(t *testing.T) {
 	}
 	if _, ok := doc.Paths["/widget.js"]; ok {
 		t.Error("/widget.js is in the OpenAPI description")
+	}
+}
+
+// TestPublicURL: the embed snippet and the API description name the
+// configured public base URL, whatever Host header the request carries.
+func TestPublicURL(t *testing.T) {
+	a := testkit.NewApp(t, testkit.SQLite, testkit.WithEnv("CONCIERGE_PUBLIC_URL", "https://Chat.Example.com/"))
+	key, _ := a.Register(t, "pub@example.com")
+	var b struct {
+		BotKey string `json:"bot_key"`
+	}
+	a.Do(t, "POST", "/bots", map[string]any{"name": "Pub"}, "X-API-Key", key).Decode(t, &b)
+	page := string(a.Do(t, "GET", "/demo/"+b.BotKey+"?edit=1", nil, "Host", "evil.example").Body)
+	want := html.EscapeString(`<script src="https://chat.example.com/widget.js" data-bot-key="` + b.BotKey + `" async></script>`)
+	if !strings.Contains(page, want) || strings.Contains(page, "evil.example") {
+		t.Errorf("snippet: want %s in\n%s", want, page)
+	}
+	var spec struct {
+		Servers []struct {
+			URL string `json:"url"`
+		} `json:"servers"`
+	}
+	a.Do(t, "GET", "/openapi.json", nil).Decode(t, &spec)
+	if len(spec.Servers) != 1 || spec.Servers[0].URL != "https://chat.example.com" {
+		t.Errorf("servers: %+v", spec.Servers)
 	}
 }

@@ -48,7 +48,8 @@ type DemoPage struct {
 	SiteURL string
 	// Edit adds the owner's controls (URL field, embed snippet).
 	Edit bool
-	// Origin is scheme://host of this service, for the embed snippet.
+	// Origin is scheme://host of this service (configured, never the
+	// request's Host), for the embed snippet.
 	Origin string
 }
 

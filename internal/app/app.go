@@ -257,6 +257,10 @@ func New(ctx context.Context, cfg config.Config, opts Options) (_ *App, err erro
 	if err != nil {
 		return nil, err
 	}
+	publicOrigin, err := cfg.PublicOrigin()
+	if err != nil {
+		return nil, err
+	}
 	a.HTTP = httpapi.New(httpapi.Deps{
 		Accounts:         a.Accounts,
 		Billing:          a.Billing,
@@ -273,6 +277,7 @@ func New(ctx context.Context, cfg config.Config, opts Options) (_ *App, err erro
 		LimitsOff:        cfg.RateLimits == "off",
 		TrustedProxies:   trusted,
 		TrustEdgeHeaders: cfg.TrustEdgeHeaders,
+		PublicOrigin:     publicOrigin,
 		Logger:           a.Log,
 		AccessLog:        cfg.AccessLog,
 		Registry:         a.Registry,

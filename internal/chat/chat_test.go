@@ -340,6 +340,22 @@ func TestWidgetOrigins(t *testing.T) {
 			}
 		}
 	}
+	// The service's own origin comes from configuration, never from the
+	// Host header the caller chooses.
+	for _, path := range []string{"/chat", "/chat/stream", "/bots/settings/public"} {
+		method := "POST"
+		if path == "/bots/settings/public" {
+			method = "GET"
+		}
+		r := w.a.Do(t, method, path, msg, "X-Bot-Key", w.botKey, "Origin", "https://evil.example", "Host", "evil.example")
+		if r.Status != 403 || r.Header.Get("Access-Control-Allow-Origin") != "" {
+			t.Errorf("%s %s from evil.example with Host evil.example: %d %v", method, path, r.Status, r.Header)
+		}
+		r = w.a.Do(t, method, path, msg, "X-Bot-Key", w.botKey, "Origin", w.a.URL)
+		if r.Status != 200 || r.Header.Get("Access-Control-Allow-Origin") != w.a.URL {
+			t.Errorf("%s %s from the service's own origin %s: %d %v", method, path, w.a.URL, r.Status, r.Header)
+		}
+	}
 	// Server-to-server calls (no Origin) are not browser requests.
 	if r := w.a.Do(t, "POST", "/chat", msg, "X-Bot-Key", w.botKey); r.Status != 200 {
 		t.Fatalf("no origin: %d", r.Status)

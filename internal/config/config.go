@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/netip"
 	"net/url"
 	"strings"
@@ -36,7 +37,12 @@ func (s Secret) Reveal() string { return string(s) }
 
 // Config is everything the process can be told.
 type Config struct {
-	Addr        string `env:"CONCIERGE_ADDR" envDefault:"127.0.0.1:8080"`
+	Addr string `env:"CONCIERGE_ADDR" envDefault:"127.0.0.1:8080"`
+	// PublicURL is where browsers and API clients reach this service
+	// (scheme://host[:port], behind any proxy): the service's own origin for
+	// the widget's origin check, the embed snippet, links in e-mails and the
+	// API description's server. Unset: http:// plus the listen address.
+	PublicURL   string `env:"CONCIERGE_PUBLIC_URL"`
 	DataDir     string `env:"CONCIERGE_DATA_DIR" envDefault:"./data"`
 	DatabaseURL Secret `env:"DATABASE_URL"`
 	DBMaxConns  int    `env:"CONCIERGE_DB_MAX_CONNS" envDefault:"16"`
@@ -164,6 +170,9 @@ func (c Config) Validate() error {
 	if c.DataDir == "" {
 		errs = append(errs, errors.New("CONCIERGE_DATA_DIR is empty"))
 	}
+	if _, err := c.PublicOrigin(); err != nil {
+		errs = append(errs, err)
+	}
 	if c.DatabaseURL != "" {
 		u, err := url.Parse(c.DatabaseURL.Reveal())
 		if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
@@ -228,6 +237,30 @@ func (l LimitsEnv) Parse() (Limits, error) {
 }
 
 // TrustedProxyPrefixes parses TrustedProxies; a bare address is a /32 or /128.
+// PublicOrigin is the configured public base URL as scheme://host[:port]
+// (lower case, no trailing slash), never taken from a request's Host
+// header. Without CONCIERGE_PUBLIC_URL it is http:// and the listen
+// address, with an unspecified host read as 127.0.0.1.
+func (c Config) PublicOrigin() (string, error) {
+	raw := c.PublicURL
+	if raw == "" {
+		host, port, err := net.SplitHostPort(c.Addr)
+		if err != nil {
+			return "", fmt.Errorf("CONCIERGE_ADDR %q: %w", c.Addr, err)
+		}
+		if a, err := netip.ParseAddr(host); host == "" || (err == nil && a.IsUnspecified()) {
+			host = "127.0.0.1"
+		}
+		raw = "http://" + net.JoinHostPort(host, port)
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil ||
+		(u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" {
+		return "", fmt.Errorf("CONCIERGE_PUBLIC_URL %q: want scheme://host[:port], e.g. https://chat.example.com", raw)
+	}
+	return strings.ToLower(u.Scheme + "://" + u.Host), nil
+}
+
 func (c Config) TrustedProxyPrefixes() ([]netip.Prefix, error) {
 	return parsePrefixes("CONCIERGE_TRUSTED_PROXIES", c.TrustedProxies)
 }

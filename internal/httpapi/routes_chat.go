@@ -276,7 +276,7 @@ func (s *Server) checkOrigin(ctx huma.Context, next func(huma.Context)) {
 		next(ctx)
 		return
 	}
-	if !originAllowed(origin, ctx.Host(), p.Bot) {
+	if !originAllowed(origin, s.publicOrigin, p.Bot) {
 		s.writeErr(ctx, apperr.Forbidden("this site is not allowed to use this chatbot: add its origin to the bot's allowed_origins"))
 		return
 	}
@@ -286,12 +286,15 @@ func (s *Server) checkOrigin(ctx huma.Context, next func(huma.Context)) {
 	next(ctx)
 }
 
-func originAllowed(origin, host string, b *bot.Bot) bool {
+// originAllowed decides for a browser origin. The service's own origin
+// comes from configuration (self), never from the request's Host header,
+// which the caller chooses.
+func originAllowed(origin, self string, b *bot.Bot) bool {
 	u, err := url.Parse(origin)
 	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
 		return false
 	}
-	if strings.EqualFold(u.Host, host) {
+	if self != "" && strings.EqualFold(origin, self) {
 		return true // the service's own pages (the demo page)
 	}
 	allowed := b.AllowedOrigins()

@@ -18,18 +18,6 @@ type demoInput struct {
 	BotKey string `path:"bot_key" doc:"The bot's public key (4 to 64 characters of A-Z, a-z, 0-9, _ and -). An unknown or malformed key gives a 404 page."`
 	URL    string `query:"url" doc:"The customer's page to show behind the widget: an absolute http or https URL of at most 2048 characters; anything else is ignored and a placeholder is shown. The service never fetches it: the visitor's browser loads it in a frame."`
 	Edit   int    `query:"edit" minimum:"0" maximum:"1" default:"0" doc:"1 adds owner controls that need no credential: a field to change the previewed URL and the embed snippet with a copy button."`
-	origin string
-}
-
-// Resolve records this service's origin as the browser sees it, for the
-// embed snippet (the page's script corrects it from location.origin).
-func (in *demoInput) Resolve(ctx huma.Context) []error {
-	scheme := "http"
-	if ctx.TLS() != nil || strings.EqualFold(ctx.Header("X-Forwarded-Proto"), "https") {
-		scheme = "https"
-	}
-	in.origin = scheme + "://" + ctx.Host()
-	return nil
 }
 
 type demoOutput struct {
@@ -66,7 +54,7 @@ func (s *Server) widgetRoutes() {
 				return nil, err
 			default:
 				err = web.RenderDemo(&buf, web.DemoPage{BotKey: v.Key, Name: v.Name, SiteURL: web.SiteURL(in.URL),
-					Edit: in.Edit == 1, Origin: in.origin})
+					Edit: in.Edit == 1, Origin: s.publicOrigin})
 			}
 			if err != nil {
 				return nil, err

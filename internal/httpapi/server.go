@@ -60,6 +60,10 @@ type Deps struct {
 	LimitsOff        bool
 	TrustedProxies   []netip.Prefix
 	TrustEdgeHeaders bool
+	// PublicOrigin is the service's own scheme://host[:port] from
+	// configuration: the demo page's origin for the widget's origin check,
+	// the embed snippet's and the API description's server.
+	PublicOrigin string
 	Logger           *slog.Logger
 	AccessLog        bool
 	// Registry receives the HTTP metrics and is served at /metrics.
@@ -86,6 +90,7 @@ type Server struct {
 	limitsOff     bool
 	trusted       []netip.Prefix
 	edge          bool
+	publicOrigin  string
 	log           *slog.Logger
 	accessLog     bool
 	metrics       *httpMetrics
@@ -119,6 +124,7 @@ func New(d Deps) *Server {
 		limitsOff:     d.LimitsOff,
 		trusted:       d.TrustedProxies,
 		edge:          d.TrustEdgeHeaders,
+		publicOrigin:  d.PublicOrigin,
 		log:           d.Logger.With("component", "http"),
 		accessLog:     d.AccessLog,
 		metrics:       newHTTPMetrics(reg),
@@ -145,7 +151,7 @@ func New(d Deps) *Server {
 	r.Handle("/metrics", s.metricsHandler(d.Registry, d.MetricsToken))
 
 	s.router = r
-	s.api = humachi.New(r, apiConfig())
+	s.api = humachi.New(r, apiConfig(d.PublicOrigin))
 	s.api.UseMiddleware(s.authenticate, s.checkOrigin, s.rateLimit, s.limitBody, s.checkText, s.keepRawBody)
 	s.routes()
 	return s
@@ -157,7 +163,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.router.Se
 // OpenAPI returns the generated description.
 func (s *Server) OpenAPI() *huma.OpenAPI { return s.api.OpenAPI() }
 
-func apiConfig() huma.Config {
+func apiConfig(publicOrigin string) huma.Config {
 	huma.DefaultArrayNullable = false
 	cfg := huma.DefaultConfig("Concierge API", "1.0.0")
 	cfg.Info.Description = "REST API of the Concierge AI chatbot platform: workspaces, chatbots, knowledge, " +
@@ -170,6 +176,9 @@ func apiConfig() huma.Config {
 	cfg.CreateHooks = nil
 	cfg.AllowAdditionalPropertiesByDefault = true
 	cfg.Components.SecuritySchemes = securitySchemes()
+	if publicOrigin != "" {
+		cfg.Servers = []*huma.Server{{URL: publicOrigin, Description: "This deployment (CONCIERGE_PUBLIC_URL)."}}
+	}
 	return cfg
 }
 

@@ -109,6 +109,15 @@ func NewApp(t testing.TB, e Engine, opts ...Option) *TestApp {
 	}
 	cfg.DataDir = dataDir
 	cfg.ShutdownTimeout = 5 * time.Second
+	// The service's public URL is where the test reaches it, unless a test
+	// configures another.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("listen: %v", err)
+	}
+	if cfg.PublicURL == "" {
+		cfg.PublicURL = "http://" + ln.Addr().String()
+	}
 	if e == Postgres {
 		cfg.DatabaseURL = config.Secret(NewPostgresURL(t))
 	}
@@ -122,12 +131,8 @@ func NewApp(t testing.TB, e Engine, opts ...Option) *TestApp {
 	a, err := app.New(ctx, cfg, s.opts)
 	if err != nil {
 		cancel()
+		ln.Close()
 		t.Fatalf("start app: %v", err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		cancel()
-		t.Fatalf("listen: %v", err)
 	}
 	done := make(chan error, 1)
 	go func() { done <- a.Serve(ctx, ln) }()
@@ -196,6 +201,10 @@ func (a *TestApp) Do(t testing.TB, method, path string, body any, headers ...str
 		req.Header.Set("Content-Type", "application/json")
 	}
 	for i := 0; i+1 < len(headers); i += 2 {
+		if http.CanonicalHeaderKey(headers[i]) == "Host" {
+			req.Host = headers[i+1] // net/http sends req.Host, not a Host header
+			continue
+		}
 		req.Header.Set(headers[i], headers[i+1])
 	}
 	res, err := a.Client.Do(req)
