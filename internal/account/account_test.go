@@ -15,6 +15,7 @@ import (
 	"concierge/internal/clock"
 	"concierge/internal/mail/mailtest"
 	"concierge/internal/outbox"
+	"concierge/internal/ratelimit"
 	"concierge/internal/store"
 	"concierge/internal/testkit"
 )
@@ -210,33 +211,113 @@ func TestCodesExpire(t *testing.T) {
 	}
 }
 
-func TestDailyFailureBudgetAcrossCodes(t *testing.T) {
-	a := testkit.NewApp(t, testkit.SQLite)
-	email := "daily@example.com"
+// TestResetLockOutByAStranger is the outside probe's sequence: four times,
+// request a reset for the victim and send five wrong codes. The victim's own
+// fresh code must still work, from the same address too (the probe ran on
+// loopback), on both engines.
+func TestResetLockOutByAStranger(t *testing.T) {
+	testkit.ForEachEngine(t, func(t *testing.T, e testkit.Engine) {
+		a := testkit.NewApp(t, e)
+		email := "victim@example.com"
+		a.Register(t, email)
+		a.Mailbox.Code(t, email, 1) // the verification mail
+		sent := 1
+		for round := 0; round < 4; round++ {
+			a.Do(t, "POST", "/auth/request-password-reset", map[string]any{"email": email})
+			sent++
+			code := a.Mailbox.Code(t, email, sent)
+			for i := 0; i < 5; i++ {
+				r := a.Do(t, "POST", "/auth/reset-password", map[string]any{"email": email,
+					"code": fmt.Sprintf("%06d", (atoi(code)+1+i)%1000000), "new_password": "stolen account 1"})
+				if r.Status != 422 {
+					t.Fatalf("round %d wrong guess %d: %d %s", round, i, r.Status, r.Body)
+				}
+			}
+		}
+		a.Do(t, "POST", "/auth/request-password-reset", map[string]any{"email": email})
+		code := a.Mailbox.Code(t, email, sent+1)
+		if r := a.Do(t, "POST", "/auth/reset-password", map[string]any{"email": email, "code": code,
+			"new_password": "the owner's own 1"}); r.Status != 200 {
+			t.Fatalf("the owner's fresh code after the lock-out sequence: %d %s", r.Status, r.Body)
+		}
+		if r := a.Do(t, "POST", "/auth/login", map[string]any{"email": email, "password": "the owner's own 1"}); r.Status != 200 {
+			t.Fatalf("login with the new password: %d", r.Status)
+		}
+	})
+}
+
+// TestWrongGuessesPerAddress: one address guessing across accounts is
+// refused (429 with Retry-After) once its budget is spent; another address
+// is not affected, and the budget comes back with time.
+func TestWrongGuessesPerAddress(t *testing.T) {
+	a := testkit.NewApp(t, testkit.SQLite, testkit.WithOptions(func(o *app.Options) {
+		o.Accounts.AddressGuesses = ratelimit.PerHour(6)
+	}), testkit.WithEnv("CONCIERGE_TRUSTED_PROXIES", "127.0.0.1/32"))
+	var emails []string
+	for i := 0; i < 3; i++ {
+		email := fmt.Sprintf("spread%d@example.com", i)
+		a.Register(t, email)
+		emails = append(emails, email)
+	}
+	guess := func(email, from string) *testkit.Response {
+		return a.Do(t, "POST", "/auth/verify-email", map[string]any{"email": email, "code": "000000"}, "X-Forwarded-For", from)
+	}
+	for i := 0; i < 6; i++ {
+		if r := guess(emails[i%3], "198.51.100.7"); r.Status != 422 {
+			t.Fatalf("guess %d: %d %s", i, r.Status, r.Body)
+		}
+	}
+	r := guess(emails[0], "198.51.100.7")
+	if r.Status != 429 || r.Header.Get("Retry-After") == "" {
+		t.Fatalf("the 7th wrong guess from one address: %d %v", r.Status, r.Header)
+	}
+	// The owner, elsewhere, still verifies with the code in the mail.
+	code := a.Mailbox.Code(t, emails[1], 1)
+	if r := a.Do(t, "POST", "/auth/verify-email", map[string]any{"email": emails[1], "code": code},
+		"X-Forwarded-For", "203.0.113.9"); r.Status != 200 {
+		t.Fatalf("the owner from another address: %d %s", r.Status, r.Body)
+	}
+	a.Clock.Advance(time.Hour)
+	if r := guess(emails[2], "198.51.100.7"); r.Status != 422 {
+		t.Fatalf("an hour later: %d %s", r.Status, r.Body)
+	}
+}
+
+// TestConsecutiveFailureLock: 100 wrong guesses in a row on one account
+// (over many codes and addresses) lock code verification, the last resort
+// NIST 800-63B allows; signing in with the password lifts it.
+func TestConsecutiveFailureLock(t *testing.T) {
+	a := testkit.NewApp(t, testkit.SQLite, testkit.WithEnv("CONCIERGE_TRUSTED_PROXIES", "127.0.0.1/32"))
+	email := "locked@example.com"
 	a.Register(t, email)
 	code := a.Mailbox.Code(t, email, 1)
 	sent := 1
-	wrongs := 0
-	for wrongs < 20 {
-		for i := 0; i < 5 && wrongs < 20; i++ {
-			a.Do(t, "POST", "/auth/verify-email", map[string]any{"email": email, "code": fmt.Sprintf("%06d", (atoi(code)+1)%1000000)})
-			wrongs++
-		}
-		if wrongs%5 == 0 {
-			a.Clock.Advance(13 * time.Minute) // under the hourly resend budget
+	for wrong := 0; wrong < 100; wrong++ {
+		if wrong > 0 && wrong%5 == 0 {
+			a.Clock.Advance(13 * time.Minute) // within the hourly resend budget
 			a.Do(t, "POST", "/auth/resend-verification", map[string]any{"email": email})
 			sent++
 			code = a.Mailbox.Code(t, email, sent)
 		}
+		from := fmt.Sprintf("198.51.100.%d", 1+wrong/5) // a new address per code
+		r := a.Do(t, "POST", "/auth/verify-email", map[string]any{"email": email,
+			"code": fmt.Sprintf("%06d", (atoi(code)+1+wrong%5)%1000000)}, "X-Forwarded-For", from)
+		if r.Status != 422 {
+			t.Fatalf("wrong guess %d: %d %s", wrong, r.Status, r.Body)
+		}
 	}
-	if r := a.Do(t, "POST", "/auth/verify-email", map[string]any{"email": email, "code": code}); r.Status != 422 {
-		t.Fatalf("right code after 20 failures today: %d %s", r.Status, r.Body)
-	}
-	a.Clock.Advance(25 * time.Hour)
+	a.Clock.Advance(13 * time.Minute)
 	a.Do(t, "POST", "/auth/resend-verification", map[string]any{"email": email})
 	code = a.Mailbox.Code(t, email, sent+1)
+	if r := a.Do(t, "POST", "/auth/verify-email", map[string]any{"email": email, "code": code}); r.Status != 422 ||
+		!strings.Contains(string(r.Body), "locked") {
+		t.Fatalf("the right code after 100 consecutive failures: %d %s", r.Status, r.Body)
+	}
+	if r := a.Do(t, "POST", "/auth/login", map[string]any{"email": email, "password": testkit.Password}); r.Status != 200 {
+		t.Fatalf("login: %d %s", r.Status, r.Body)
+	}
 	if r := a.Do(t, "POST", "/auth/verify-email", map[string]any{"email": email, "code": code}); r.Status != 200 {
-		t.Fatalf("next day: %d %s", r.Status, r.Body)
+		t.Fatalf("the same code after the owner signed in: %d %s", r.Status, r.Body)
 	}
 }
 

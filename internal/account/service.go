@@ -40,7 +40,7 @@ const sealPurpose = "workspace-api-key"
 type Options struct {
 	CodeTTL         time.Duration   // lifetime of a one-time code [10m]
 	CodeGuesses     int             // wrong guesses that burn one code [5]
-	DailyFailures   int             // wrong guesses per account per 24h across codes [20]
+	AddressGuesses  ratelimit.Limit // wrong guesses per client address, across accounts [30 per hour]
 	LockFailures    int             // consecutive wrong guesses that lock code verification [100]
 	CodesPerHour    int             // codes sent per account and purpose per hour [5]
 	LoginAccount    ratelimit.Limit // sign-in attempts per account [10 per 15m]
@@ -55,8 +55,8 @@ func (o *Options) defaults() {
 	if o.CodeGuesses <= 0 {
 		o.CodeGuesses = 5
 	}
-	if o.DailyFailures <= 0 {
-		o.DailyFailures = 20
+	if o.AddressGuesses.IsZero() {
+		o.AddressGuesses = ratelimit.PerHour(30)
 	}
 	if o.LockFailures <= 0 {
 		o.LockFailures = 100
@@ -290,9 +290,15 @@ func (s *Service) Login(ctx context.Context, emailIn, password string) (string, 
 		return "", invalid
 	}
 	// A successful sign-in proves the owner; their own attempts should not
-	// lock them out later.
+	// lock them out later, and it lifts a code lock (another path proved
+	// the account, as NIST 800-63B asks before unlocking).
 	if err := s.limiter.Reset(ctx, bucket); err != nil {
 		s.log.WarnContext(ctx, "reset sign-in ceiling", "err", err)
+	}
+	if w.CodeLockFailures > 0 {
+		if _, err := store.Exec(ctx, s.db.Writer(), `UPDATE workspaces SET code_lock_failures = 0 WHERE id = ?`, w.ID); err != nil {
+			return "", fmt.Errorf("account: login: %w", err)
+		}
 	}
 	return s.APIKey(ctx, w.ID)
 }

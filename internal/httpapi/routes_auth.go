@@ -161,7 +161,7 @@ func (s *Server) authRoutes() {
 			"code is burned and a new one must be requested.",
 		errors: []int{http.StatusUnprocessableEntity}},
 		func(ctx context.Context, in *verifyEmailInput) (*verifyEmailOutput, error) {
-			if err := s.accounts.VerifyEmail(ctx, in.Body.Email, in.Body.Code); err != nil {
+			if err := s.accounts.VerifyEmail(ctx, in.Body.Email, in.Body.Code, ClientIP(ctx)); err != nil {
 				return nil, err
 			}
 			out := &verifyEmailOutput{}
@@ -211,7 +211,7 @@ func (s *Server) authRoutes() {
 			"with POST /client/api-key/regenerate if it may have leaked.",
 		errors: []int{http.StatusUnprocessableEntity}},
 		func(ctx context.Context, in *resetPasswordInput) (*statusOutput, error) {
-			if err := s.accounts.ResetPassword(ctx, in.Body.Email, in.Body.Code, in.Body.NewPassword); err != nil {
+			if err := s.accounts.ResetPassword(ctx, in.Body.Email, in.Body.Code, in.Body.NewPassword, ClientIP(ctx)); err != nil {
 				return nil, err
 			}
 			out := &statusOutput{}
