@@ -24,7 +24,7 @@ func env(m map[string]string) func(string) string {
 // README's walk-through: register, read the code from the outbox, verify,
 // log in, me, regenerate. Then it stops the server with its context.
 func TestServeWalkThrough(t *testing.T) {
-	dir := t.TempDir()
+	dir := filepath.Join(t.TempDir(), "data") // the service creates it
 	pr, pw := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -99,8 +99,15 @@ func TestServeWalkThrough(t *testing.T) {
 	if fi, err := os.Stat(filepath.Join(dir, "secret.key")); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Errorf("secret key file: %v, mode %v", err, fi.Mode())
 	}
-	if _, err := os.Stat(filepath.Join(dir, "concierge.db")); err != nil {
-		t.Errorf("database file: %v", err)
+	// Everything in the data directory is the owner's alone: the database
+	// and its WAL files (written to by now), the key, the mail outbox.
+	if fi, err := os.Stat(dir); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Errorf("data directory: %v, mode %v", err, fi.Mode())
+	}
+	for _, name := range []string{"concierge.db", "concierge.db-wal", "concierge.db-shm"} {
+		if fi, err := os.Stat(filepath.Join(dir, name)); err != nil || fi.Mode().Perm() != 0o600 {
+			t.Errorf("%s: %v, mode %v", name, err, fi.Mode())
+		}
 	}
 	cancel()
 	select {

@@ -1,7 +1,9 @@
 package store
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -49,6 +51,9 @@ func openSQLite(opts Options) (*DB, error) {
 			return nil, fmt.Errorf("store: create database directory: %w", err)
 		}
 	}
+	if err := restrictFiles(path); err != nil {
+		return nil, err
+	}
 	w, err := sqlx.Open("sqlite", sqliteDSN(path, true))
 	if err != nil {
 		return nil, fmt.Errorf("store: open sqlite: %w", err)
@@ -73,4 +78,24 @@ func openSQLite(opts Options) (*DB, error) {
 	r.SetMaxIdleConns(opts.MaxOpenConns)
 	r.SetConnMaxLifetime(0)
 	return &DB{dialect: SQLite, w: w, r: r, wq: &cachedHandle{DB: w}, rq: &cachedHandle{DB: r}}, nil
+}
+
+// restrictFiles makes the database readable by its owner only. SQLite
+// creates the -wal and -shm files with the mode of the database file, so a
+// database created 0600 here keeps all three private; files left by an
+// older version are narrowed too.
+func restrictFiles(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("store: create database file: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("store: create database file: %w", err)
+	}
+	for _, p := range []string{path, path + "-wal", path + "-shm", path + "-journal"} {
+		if err := os.Chmod(p, 0o600); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("store: restrict database file: %w", err)
+		}
+	}
+	return nil
 }
