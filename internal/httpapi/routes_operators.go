@@ -13,7 +13,7 @@ type OperatorView struct {
 	Email      string `json:"email"`
 	Name       string `json:"name"`
 	BotID      int64  `json:"bot_id" doc:"The one bot this operator handles."`
-	Linked     bool   `json:"linked" doc:"The e-mail is also a workspace owner's: that owner can act as this operator with their own key and X-Workspace-Id."`
+	Linked     bool   `json:"linked" doc:"The operator signed in and its e-mail is also a workspace owner's verified address: that owner can act as this operator with their own key and X-Workspace-Id. Always false at creation (except the owner's own address), so creating an operator tells nothing about the address."`
 	CreatedAt  string `json:"created_at"`
 	UpdatedAt  string `json:"updated_at"`
 }
@@ -105,7 +105,8 @@ func (s *Server) operatorRoutes() {
 	register(s, route{id: "create-operator", method: http.MethodPost, path: "/operators", tags: tags, creds: credWorkspace,
 		limit: limitWrite, status: http.StatusCreated, summary: "Create an operator bound to one bot",
 		desc: "201 with the operator and its key. 403 when bot_id is another workspace's or the plan's operator " +
-			"allowance is used (plan_limit_reached); 409 when the e-mail already has an operator account.",
+			"allowance is used (plan_limit_reached); 409 when this workspace already has an operator with the e-mail. " +
+			"The answer is the same whether or not the address is an operator or owner elsewhere.",
 		errors: []int{http.StatusForbidden, http.StatusConflict, http.StatusUnprocessableEntity}},
 		func(ctx context.Context, in *createOperatorInput) (*createdOperatorOutput, error) {
 			c, err := s.operators.Create(ctx, principal(ctx).WorkspaceID(), operator.Input{Email: &in.Body.Email,

@@ -146,10 +146,13 @@ func (s *Service) Create(ctx context.Context, workspaceID int64, in Input) (*Cre
 			return &apperr.LimitReached{Limit: "operators", Max: max,
 				Message: fmt.Sprintf("the %s plan includes %d operator accounts", ent.PlanName, max)}
 		}
-		var linked int64
-		switch err := store.Get(ctx, tx, &linked, `SELECT id FROM workspaces WHERE email = ?`, email); {
+		// The owner's own address makes their self-operator, linked at once.
+		// Another workspace's owner is not linked yet: the answer must not
+		// tell this workspace that the address is theirs (Login links).
+		var self int64
+		switch err := store.Get(ctx, tx, &self, `SELECT id FROM workspaces WHERE id = ? AND email = ?`, workspaceID, email); {
 		case err == nil:
-			op.LinkedWorkspaceID = &linked
+			op.LinkedWorkspaceID = &self
 		case !store.IsNotFound(err):
 			return err
 		}
@@ -159,7 +162,7 @@ func (s *Service) Create(ctx context.Context, workspaceID int64, in Input) (*Cre
 			op.WorkspaceID, op.BotID, op.Email, op.Name, op.PasswordHash, secret.Hash(key), sealed, key[len(key)-4:],
 			op.LinkedWorkspaceID, now, now)
 		if store.IsConflict(err) {
-			return apperr.Conflict("an operator with this e-mail address already exists")
+			return apperr.Conflict("this workspace already has an operator with this e-mail address")
 		}
 		if err != nil {
 			return err
@@ -315,35 +318,73 @@ func (s *Service) Login(ctx context.Context, emailIn, password string) (string, 
 		return "", &apperr.RateLimited{RetryAfter: res.RetryAfter}
 	}
 	invalid := apperr.Unauthorized("invalid e-mail or password")
-	var row struct {
+	// The address may be an operator of several workspaces (e-mails are
+	// unique per workspace): the password decides which.
+	var rows []struct {
 		Operator
 		Ciphertext string `db:"key_ciphertext"`
 	}
-	err = store.Get(ctx, s.db.Reader(), &row, `SELECT `+columns+`, o.key_ciphertext FROM operators o WHERE o.email = ?`, email)
-	if store.IsNotFound(err) {
+	err = store.Select(ctx, s.db.Reader(), &rows, `SELECT `+columns+`, o.key_ciphertext FROM operators o
+		WHERE o.email = ? ORDER BY o.id LIMIT 10`, email)
+	if err != nil {
+		return "", fmt.Errorf("operator: login: %w", err)
+	}
+	if len(rows) == 0 {
 		if err := s.hasher.VerifyDummy(ctx, password); err != nil {
 			return "", err
 		}
 		return "", invalid
 	}
-	if err != nil {
-		return "", fmt.Errorf("operator: login: %w", err)
+	match := -1
+	for i := range rows {
+		ok, err := s.hasher.Verify(ctx, password, rows[i].PasswordHash)
+		if err != nil {
+			return "", fmt.Errorf("operator: login: %w", err)
+		}
+		if ok {
+			match = i
+			break
+		}
 	}
-	ok, err := s.hasher.Verify(ctx, password, row.PasswordHash)
-	if err != nil {
-		return "", fmt.Errorf("operator: login: %w", err)
-	}
-	if !ok {
+	if match < 0 {
 		return "", invalid
 	}
+	row := rows[match]
 	if err := s.limiter.Reset(ctx, bucket); err != nil {
 		s.log.WarnContext(ctx, "reset sign-in ceiling", "err", err)
+	}
+	if row.LinkedWorkspaceID == nil {
+		if err := s.link(ctx, &row.Operator); err != nil {
+			return "", err
+		}
 	}
 	key, err := s.keys.Open(sealPurpose, row.Ciphertext)
 	if err != nil {
 		return "", fmt.Errorf("operator: login: %w", err)
 	}
 	return key, nil
+}
+
+// link ties an operator to the workspace whose owner has the same verified
+// e-mail address, at the operator's sign-in: that owner can then act as
+// this operator with their own key and X-Workspace-Id. It happens only
+// after the operator signed in, so creating an operator never tells the
+// creating workspace whether the address belongs to an owner.
+func (s *Service) link(ctx context.Context, op *Operator) error {
+	var owner int64
+	err := store.Get(ctx, s.db.Reader(), &owner, `SELECT id FROM workspaces WHERE email = ? AND email_verified_at IS NOT NULL`, op.Email)
+	if store.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("operator: link: %w", err)
+	}
+	_, err = store.Exec(ctx, s.db.Writer(), `UPDATE operators SET linked_workspace_id = ?, updated_at = ?
+		WHERE id = ? AND linked_workspace_id IS NULL`, owner, s.clock.Now(), op.ID)
+	if err != nil {
+		return fmt.Errorf("operator: link: %w", err)
+	}
+	return nil
 }
 
 // ChangePassword lets an operator change their own password.

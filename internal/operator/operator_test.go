@@ -107,3 +107,52 @@ func TestOperatorAllowance(t *testing.T) {
 		t.Fatalf("over the allowance: %d %s", r.Status, r.Body)
 	}
 }
+
+// TestCreateRevealsNothingAboutTheAddress: a workspace creating an operator
+// gets the same answer whether the address is new, an operator of another
+// workspace or an owner of another workspace; nothing is linked until the
+// operator signs in, and sign-in tells same-address operators apart by
+// their passwords.
+func TestCreateRevealsNothingAboutTheAddress(t *testing.T) {
+	testkit.ForEachEngine(t, func(t *testing.T, e testkit.Engine) {
+		a := testkit.NewApp(t, e)
+		newBot := func(key string) int64 {
+			return int64(a.Do(t, "POST", "/bots", map[string]any{"name": "b"}, "X-API-Key", key).JSON(t)["bot_id"].(float64))
+		}
+		otherKey, _ := a.Register(t, "other-owner@example.com")
+		a.Do(t, "POST", "/auth/verify-email", map[string]any{"email": "other-owner@example.com", "code": a.Mailbox.Code(t, "other-owner@example.com", 1)})
+		if r := a.Do(t, "POST", "/operators", map[string]any{"email": "shared@example.com", "password": "password of B",
+			"bot_id": newBot(otherKey)}, "X-API-Key", otherKey); r.Status != 201 {
+			t.Fatalf("operator elsewhere: %d %s", r.Status, r.Body)
+		}
+		key, _ := a.Register(t, "prober@example.com")
+		bot := newBot(key)
+		shape := func(r *testkit.Response) string {
+			m := r.JSON(t)
+			return fmt.Sprintf("%d linked=%v keys=%d", r.Status, m["linked"], len(m))
+		}
+		var answers []string
+		for _, email := range []string{"fresh@example.com", "shared@example.com", "other-owner@example.com"} {
+			r := a.Do(t, "POST", "/operators", map[string]any{"email": email, "password": "password of A", "bot_id": bot}, "X-API-Key", key)
+			answers = append(answers, shape(r))
+		}
+		if answers[0] != answers[1] || answers[0] != answers[2] || !strings.HasPrefix(answers[0], "201 linked=false") {
+			t.Fatalf("answers differ or fail: %v", answers)
+		}
+		// Two operators share an address; each password opens its own.
+		for _, pw := range []string{"password of A", "password of B"} {
+			if r := a.Do(t, "POST", "/auth/operator-login", map[string]any{"email": "shared@example.com", "password": pw}); r.Status != 200 {
+				t.Errorf("sign-in with %q: %d %s", pw, r.Status, r.Body)
+			}
+		}
+		if r := a.Do(t, "POST", "/auth/operator-login", map[string]any{"email": "shared@example.com", "password": "neither one"}); r.Status != 401 {
+			t.Errorf("a wrong password: %d", r.Status)
+		}
+		// The owner's address is linked once that operator signs in.
+		a.Do(t, "POST", "/auth/operator-login", map[string]any{"email": "other-owner@example.com", "password": "password of A"})
+		if r := a.Do(t, "GET", "/operators", nil, "X-API-Key", key); !strings.Contains(string(r.Body), `"email":"other-owner@example.com"`) ||
+			strings.Count(string(r.Body), `"linked":true`) != 1 {
+			t.Errorf("after sign-in: %s", r.Body)
+		}
+	})
+}
