@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"encoding/json"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -279,5 +280,38 @@ func TestOpenAPIDescription(t *testing.T) {
 	}
 	if _, ok := login.Responses["429"].Headers["Retry-After"]; !ok {
 		t.Errorf("the 429 of /auth/login does not document Retry-After")
+	}
+}
+
+// TestPublishedDescription checks what linters ask of the description and,
+// with OPENAPI_OUT set, writes it there for .ci/run's Redocly lint.
+func TestPublishedDescription(t *testing.T) {
+	a := testkit.NewApp(t, testkit.SQLite, testkit.WithEnv("CONCIERGE_PUBLIC_URL", "https://api.example.com"))
+	raw := a.Do(t, "GET", "/openapi.json", nil).Body
+	var doc struct {
+		Servers []struct {
+			URL string `json:"url"`
+		} `json:"servers"`
+		Paths map[string]map[string]struct {
+			Security *[]map[string][]string `json:"security"`
+		} `json:"paths"`
+	}
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Servers) != 1 || doc.Servers[0].URL != "https://api.example.com" {
+		t.Errorf("servers: %+v", doc.Servers)
+	}
+	for path, ops := range doc.Paths {
+		for method, op := range ops {
+			if op.Security == nil {
+				t.Errorf("%s %s declares no security (a public operation says security: [])", method, path)
+			}
+		}
+	}
+	if out := os.Getenv("OPENAPI_OUT"); out != "" {
+		if err := os.WriteFile(out, raw, 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

@@ -169,9 +169,10 @@ func acceptedHeaders(c credential) string {
 }
 
 // security is the OpenAPI requirement list for a credential set: any one of
-// the accepted schemes.
+// the accepted schemes. A public operation says so with an empty list
+// (security: []), not by leaving the field out.
 func security(c credential) []map[string][]string {
-	var out []map[string][]string
+	out := []map[string][]string{}
 	if c&credWorkspace != 0 {
 		out = append(out, map[string][]string{schemeAPIKey: {}})
 	}

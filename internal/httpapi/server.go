@@ -60,15 +60,16 @@ type Deps struct {
 	LimitsOff        bool
 	TrustedProxies   []netip.Prefix
 	TrustEdgeHeaders bool
-	// PublicOrigin is the service's own scheme://host[:port] from
-	// configuration: the demo page's origin for the widget's origin check,
-	// the embed snippet's and the API description's server.
-	PublicOrigin string
 	Logger           *slog.Logger
 	AccessLog        bool
 	// Registry receives the HTTP metrics and is served at /metrics.
 	Registry     *prometheus.Registry
 	MetricsToken string
+
+	// PublicOrigin is the service's own scheme://host[:port] from
+	// configuration: the demo page's origin for the widget's origin check,
+	// the embed snippet's and the API description's server.
+	PublicOrigin string
 }
 
 // Server is the HTTP handler of the whole API.
