@@ -196,8 +196,9 @@ func (s *Service) ResetPassword(ctx context.Context, emailIn, code, newPassword 
 // are counted three ways, none of which keeps a code mailed to the owner
 // from working: per code (each guess is reserved atomically before it is
 // compared, so concurrent guesses cannot exceed the code's budget, and the
-// code burns when it is spent), per client address across accounts (a
-// guesser is refused, the owner elsewhere is not), and per account as
+// code burns when it is spent), per client address across accounts (every
+// failed check counts, whether the code was wrong, spent, expired or never
+// issued: a guesser is refused, the owner elsewhere is not), and per account as
 // consecutive failures, the last resort NIST 800-63B allows (100): with 5
 // guesses per code that bounds a guesser's odds on 6 digits to 10^-4 before
 // code verification locks until the owner signs in with the password.
@@ -226,7 +227,7 @@ func (s *Service) useCode(ctx context.Context, emailIn, code, purpose string, fr
 		now := s.clock.Now()
 		w, err := workspaceByEmail(ctx, tx, email)
 		if store.IsNotFound(err) {
-			outcome = errBadCode()
+			outcome, wrong = errBadCode(), true
 			return nil
 		}
 		if err != nil {
@@ -238,14 +239,14 @@ func (s *Service) useCode(ctx context.Context, emailIn, code, purpose string, fr
 		}
 		c, err := liveCode(ctx, tx, w.ID, purpose)
 		if store.IsNotFound(err) {
-			outcome = errBadCode()
+			outcome, wrong = errBadCode(), true
 			return nil
 		}
 		if err != nil {
 			return err
 		}
 		if !now.Before(c.ExpiresAt) {
-			outcome = errBadCode()
+			outcome, wrong = errBadCode(), true
 			return deleteCode(ctx, tx, c.ID)
 		}
 		ok, err := reserveGuess(ctx, tx, c.ID, s.opts.CodeGuesses)
@@ -253,7 +254,7 @@ func (s *Service) useCode(ctx context.Context, emailIn, code, purpose string, fr
 			return err
 		}
 		if !ok {
-			outcome = errBadCode()
+			outcome, wrong = errBadCode(), true
 			return deleteCode(ctx, tx, c.ID)
 		}
 		want := s.keys.MAC("otc", purpose, fmt.Sprint(w.ID), code)
