@@ -588,3 +588,54 @@ func TestStatusAndUnreachableProvider(t *testing.T) {
 		)
 	})
 }
+
+func TestConcurrentFirstSignIns(t *testing.T) {
+	testkit.ForEachEngine(t, func(t *testing.T, e testkit.Engine) {
+		h := newHarness(t, e)
+		h.f.SetUser(map[string]any{"sub": "racer", "email": "racer@example.com", "email_verified": true})
+		tok := h.f.IDToken(nil)
+		const n = 8
+		keys := make(chan string, n)
+		for range n {
+			go func() {
+				r := h.Do(t, "POST", "/auth/idp/id-token", map[string]any{"id_token": tok})
+				if r.Status != 200 {
+					t.Errorf("concurrent sign-in: %d %s", r.Status, r.Body)
+					keys <- ""
+					return
+				}
+				keys <- r.JSON(t)["api_key"].(string)
+			}()
+		}
+		first := <-keys
+		for range n - 1 {
+			if k := <-keys; k != first {
+				t.Errorf("different keys: %q and %q", first, k)
+			}
+		}
+		if c := h.count(t, `SELECT COUNT(*) FROM workspaces`); c != 1 {
+			t.Fatalf("workspaces: %d", c)
+		}
+		if c := h.count(t, `SELECT COUNT(*) FROM events WHERE type = 'workspace.created'`); c != 1 {
+			t.Fatalf("workspace.created events: %d", c)
+		}
+	})
+}
+
+func TestRateLimited(t *testing.T) {
+	testkit.ForEachEngine(t, func(t *testing.T, e testkit.Engine) {
+		h := newHarness(t, e, "CONCIERGE_RATE_LIMIT_AUTH", "2/m")
+		for i, want := range []int{200, 200, 429} {
+			r := h.Do(t, "POST", "/auth/idp/id-token", map[string]any{"id_token": h.f.IDToken(nil)})
+			if r.Status != want {
+				t.Fatalf("request %d: %d %s", i+1, r.Status, r.Body)
+			}
+			if want == 429 && r.Header.Get("Retry-After") == "" {
+				t.Fatal("429 without Retry-After")
+			}
+		}
+		if resp := h.get(t, h.URL+"/auth/idp/login", ""); resp.StatusCode != 200 && resp.StatusCode != 302 {
+			t.Fatalf("login has its own bucket: %d", resp.StatusCode)
+		}
+	})
+}
