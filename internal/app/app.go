@@ -97,11 +97,12 @@ type App struct {
 	Mailer        mail.Mailer
 	Limiter       ratelimit.Limiter
 	HTTP          *httpapi.Server
-	// IDP is sign-in through an identity provider.
-	IDP *idp.Service
 	Registry      *prometheus.Registry
 	Log           *slog.Logger
 	Clock         clock.Clock
+
+	// IDP is sign-in through an identity provider.
+	IDP *idp.Service
 
 	redis *redis.Client
 }
