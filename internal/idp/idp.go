@@ -401,7 +401,9 @@ func (s *Service) verify(ctx context.Context, p *oidc.Provider, raw string, audi
 	if len(raw) > 16<<10 {
 		return nil, errors.New("token too large")
 	}
-	v := p.VerifierContext(s.providerCtx(context.WithoutCancel(ctx)), &oidc.Config{SkipClientIDCheck: true, Now: s.clock.Now})
+	// Verifier shares the provider's cached key set (fetched with the
+	// provider's client); the audience is checked below.
+	v := p.Verifier(&oidc.Config{SkipClientIDCheck: true, Now: s.clock.Now})
 	tok, err := v.Verify(s.providerCtx(ctx), raw)
 	if err != nil {
 		return nil, err

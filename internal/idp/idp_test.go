@@ -558,6 +558,10 @@ func TestIDTokenFlow(t *testing.T) {
 		if r := post(map[string]any{"id_token": old}); r.Status != 401 {
 			t.Fatalf("token by the retired key: %d %s", r.Status, r.Body)
 		}
+		// Discovery is read once; the key set only when a key id is new.
+		if d, j, _ := h.f.Counts(); d != 1 || j > 8 {
+			t.Fatalf("discovery fetched %d times, JWKS %d times", d, j)
+		}
 	})
 }
 

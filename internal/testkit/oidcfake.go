@@ -43,8 +43,16 @@ type FakeOIDC struct {
 	deny string
 	// hook edits the claims of ID tokens issued by the token endpoint.
 	hook func(map[string]any)
-	// Counters of what the app asked for.
-	Discoveries, JWKSFetches, TokenCalls int
+	// Counters of what the app asked for (see Counts).
+	discoveries, jwksFetches, tokenCalls int
+}
+
+// Counts reports how often discovery, the JWKS and the token endpoint
+// were requested.
+func (f *FakeOIDC) Counts() (discoveries, jwksFetches, tokenCalls int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.discoveries, f.jwksFetches, f.tokenCalls
 }
 
 type fakeKey struct {
@@ -119,7 +127,7 @@ func (f *FakeOIDC) RotateKeys(dropOld bool) {
 
 func (f *FakeOIDC) discovery(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
-	f.Discoveries++
+	f.discoveries++
 	f.mu.Unlock()
 	writeJSONResp(w, http.StatusOK, map[string]any{
 		"issuer":                                f.URL,
@@ -137,7 +145,7 @@ func (f *FakeOIDC) discovery(w http.ResponseWriter, r *http.Request) {
 
 func (f *FakeOIDC) jwks(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
-	f.JWKSFetches++
+	f.jwksFetches++
 	set := jose.JSONWebKeySet{}
 	for _, k := range f.keys {
 		set.Keys = append(set.Keys, jose.JSONWebKey{Key: &k.priv.PublicKey, KeyID: k.kid, Algorithm: "RS256", Use: "sig"})
@@ -181,7 +189,7 @@ func (f *FakeOIDC) token(w http.ResponseWriter, r *http.Request) {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.TokenCalls++
+	f.tokenCalls++
 	id, sec, ok := r.BasicAuth()
 	if ok {
 		id, _ = url.QueryUnescape(id)
