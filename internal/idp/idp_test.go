@@ -187,6 +187,19 @@ func TestWebFlowLayers(t *testing.T) {
 			t.Fatalf("password sign-in of a provider-created workspace: %d %s", r.Status, r.Body)
 		}
 
+		// ... until one is set through the reset flow (the only mail: no
+		// verification code was sent, the provider vouched for the address).
+		h.Do(t, "POST", "/auth/request-password-reset", map[string]any{"email": "new.user@example.com"})
+		code := h.Mailbox.Code(t, "new.user@example.com", 1)
+		if r := h.Do(t, "POST", "/auth/reset-password", map[string]any{"email": "new.user@example.com", "code": code,
+			"new_password": "a password at last"}); r.Status != 200 {
+			t.Fatalf("reset: %d %s", r.Status, r.Body)
+		}
+		if r := h.Do(t, "POST", "/auth/login", map[string]any{"email": "new.user@example.com", "password": "a password at last"}); r.Status != 200 ||
+			r.JSON(t)["api_key"] != key {
+			t.Fatalf("password sign-in after the reset: %d %s", r.Status, r.Body)
+		}
+
 		// Layer 1: the same subject comes back, even with another address.
 		h.f.SetUser(map[string]any{"sub": "sub-new", "email": "renamed@example.com", "email_verified": false})
 		frag = h.signIn(t, "")
