@@ -335,7 +335,7 @@ func (s *Service) consumeState(ctx context.Context, st flowState, now time.Time)
 		}
 		var err error
 		n, err = store.Exec(ctx, tx, `INSERT INTO idp_used_states (state_hash, expires_at) VALUES (?, ?)
-			ON CONFLICT (state_hash) DO NOTHING`, hex.EncodeToString(sum[:]), time.Unix(st.Expires, 0).Add(time.Minute))
+			ON CONFLICT (state_hash) DO NOTHING`, hex.EncodeToString(sum[:]), time.Unix(st.Expires, 0).Add(time.Minute).UTC())
 		return err
 	})
 	return n == 1, err
