@@ -282,6 +282,14 @@ func (s *Service) Login(ctx context.Context, emailIn, password string) (string, 
 	if err != nil {
 		return "", fmt.Errorf("account: login: %w", err)
 	}
+	if w.PasswordHash == "" {
+		// Created through an identity provider: no password until one is
+		// set through the reset flow. Same time and answer as a wrong one.
+		if err := s.hasher.VerifyDummy(ctx, password); err != nil {
+			return "", err
+		}
+		return "", invalid
+	}
 	ok, err := s.hasher.Verify(ctx, password, w.PasswordHash)
 	if err != nil {
 		return "", fmt.Errorf("account: login: %w", err)

@@ -25,6 +25,7 @@ import (
 	"concierge/internal/clock"
 	"concierge/internal/config"
 	"concierge/internal/httpapi"
+	"concierge/internal/idp"
 	"concierge/internal/impersonation"
 	"concierge/internal/jobs"
 	"concierge/internal/knowledge"
@@ -70,6 +71,8 @@ type Options struct {
 	Jobs        jobs.Options
 	Logger      *slog.Logger
 	SkipMigrate bool
+	// IDPClient reaches the identity provider (nil: idp.NewHTTPClient).
+	IDPClient *http.Client
 }
 
 // App is the running service.
@@ -97,6 +100,9 @@ type App struct {
 	Registry      *prometheus.Registry
 	Log           *slog.Logger
 	Clock         clock.Clock
+
+	// IDP is sign-in through an identity provider.
+	IDP *idp.Service
 
 	redis *redis.Client
 }
@@ -261,6 +267,12 @@ func New(ctx context.Context, cfg config.Config, opts Options) (_ *App, err erro
 	if err != nil {
 		return nil, err
 	}
+	a.IDP = idp.New(idp.Deps{DB: a.DB, Keys: a.Keys, Accounts: a.Accounts, Clock: a.Clock, Logger: a.Log,
+		HTTPClient: opts.IDPClient}, idp.Config{
+		Issuer: cfg.IDP.Issuer, ClientID: cfg.IDP.ClientID, ClientSecret: cfg.IDP.ClientSecret.Reveal(),
+		RedirectURL: cfg.IDP.RedirectURL, Audiences: cfg.IDP.AcceptedAudiences(), FrontendURL: cfg.IDP.FrontendURL,
+		MobileRedirectURL: cfg.IDP.MobileRedirectURL,
+	})
 	a.HTTP = httpapi.New(httpapi.Deps{
 		Accounts:         a.Accounts,
 		Billing:          a.Billing,
@@ -271,6 +283,7 @@ func New(ctx context.Context, cfg config.Config, opts Options) (_ *App, err erro
 		Knowledge:        a.Knowledge,
 		Chat:             a.Chat,
 		Leads:            a.Leads,
+		IDP:              a.IDP,
 		Ready:            a.DB.Ping,
 		Limiter:          a.Limiter,
 		Limits:           limits,

@@ -111,6 +111,10 @@ type Config struct {
 	Argon2MemoryKiB  uint32 `env:"CONCIERGE_ARGON2_MEMORY_KIB" envDefault:"19456"`
 	Argon2Iterations uint32 `env:"CONCIERGE_ARGON2_ITERATIONS" envDefault:"2"`
 	HashConcurrency  int    `env:"CONCIERGE_PASSWORD_HASH_CONCURRENCY" envDefault:"0"`
+
+	// Sign-in through an OpenID Connect identity provider (see idp.go):
+	// on when IDPClientID is set.
+	IDP IDPEnv `envPrefix:"CONCIERGE_"`
 }
 
 // LimitsEnv holds the per-class rate-limit ceilings as "N/period" strings.
@@ -211,6 +215,7 @@ func (c Config) Validate() error {
 	if c.Argon2MemoryKiB < 8 || c.Argon2Iterations < 1 {
 		errs = append(errs, errors.New("argon2 parameters too small"))
 	}
+	errs = append(errs, c.IDP.validate()...)
 	return errors.Join(errs...)
 }
 

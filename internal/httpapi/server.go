@@ -22,6 +22,7 @@ import (
 	"concierge/internal/billing"
 	"concierge/internal/bot"
 	"concierge/internal/chat"
+	"concierge/internal/idp"
 	"concierge/internal/impersonation"
 	"concierge/internal/knowledge"
 	"concierge/internal/lead"
@@ -52,6 +53,8 @@ type Deps struct {
 	Knowledge     *knowledge.Service
 	Chat          *chat.Service
 	Leads         *lead.Service
+	// IDP is sign-in through an identity provider (nil: not configured).
+	IDP *idp.Service
 	// Ready reports whether the process can serve (database reachable).
 	Ready   func(ctx context.Context) error
 	Limiter ratelimit.Limiter
@@ -85,6 +88,7 @@ type Server struct {
 	knowledge     *knowledge.Service
 	chat          *chat.Service
 	leads         *lead.Service
+	idp           *idp.Service
 	ready         func(ctx context.Context) error
 	limiter       ratelimit.Limiter
 	limits        map[string]ratelimit.Limit
@@ -119,6 +123,7 @@ func New(d Deps) *Server {
 		knowledge:     d.Knowledge,
 		chat:          d.Chat,
 		leads:         d.Leads,
+		idp:           d.IDP,
 		ready:         d.Ready,
 		limiter:       d.Limiter,
 		limits:        d.Limits,
@@ -283,6 +288,7 @@ func (s *Server) routes() {
 	s.assistRoutes()
 	s.widgetRoutes()
 	s.leadRoutes()
+	s.idpRoutes()
 }
 
 func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {

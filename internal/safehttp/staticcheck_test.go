@@ -26,6 +26,7 @@ var staticAllow = map[string]string{
 	"internal/testkit":         "test support: the harness client talks only to the app it starts on 127.0.0.1",
 	"internal/llm":             "language-model APIs at operator-configured base URLs; never a customer-supplied URL",
 	"internal/lead/emailcheck": "the e-mail verification provider at an operator-configured URL (CONCIERGE_EMAIL_VERIFY_URL)",
+	"internal/idp":             "the OpenID provider's discovery, keys and token endpoint at the operator-configured issuer (CONCIERGE_IDP_ISSUER); never a customer-supplied URL",
 }
 
 // forbiddenRefs are package-level identifiers whose mere use bypasses the
