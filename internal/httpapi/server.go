@@ -28,6 +28,7 @@ import (
 	"concierge/internal/operator"
 	"concierge/internal/ratelimit"
 	"concierge/internal/subscription"
+	"concierge/internal/webhook"
 )
 
 // DefaultMaxBody is the request body limit of routes that do not set their own.
@@ -52,6 +53,7 @@ type Deps struct {
 	Knowledge     *knowledge.Service
 	Chat          *chat.Service
 	Leads         *lead.Service
+	Webhooks      *webhook.Service
 	// Ready reports whether the process can serve (database reachable).
 	Ready   func(ctx context.Context) error
 	Limiter ratelimit.Limiter
@@ -80,6 +82,7 @@ type Server struct {
 	knowledge     *knowledge.Service
 	chat          *chat.Service
 	leads         *lead.Service
+	webhooks      *webhook.Service
 	ready         func(ctx context.Context) error
 	limiter       ratelimit.Limiter
 	limits        map[string]ratelimit.Limit
@@ -113,6 +116,7 @@ func New(d Deps) *Server {
 		knowledge:     d.Knowledge,
 		chat:          d.Chat,
 		leads:         d.Leads,
+		webhooks:      d.Webhooks,
 		ready:         d.Ready,
 		limiter:       d.Limiter,
 		limits:        d.Limits,
@@ -273,6 +277,9 @@ func (s *Server) routes() {
 	s.assistRoutes()
 	s.widgetRoutes()
 	s.leadRoutes()
+	if s.webhooks != nil {
+		s.webhookRoutes()
+	}
 }
 
 func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
