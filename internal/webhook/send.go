@@ -35,7 +35,7 @@ var Schedule = []time.Duration{0, 5 * time.Second, 5 * time.Minute, 30 * time.Mi
 // Options tune delivery. Zero values get the defaults.
 type Options struct {
 	Timeout       time.Duration // one attempt (default 15 s)
-	PerEndpoint   int           // attempts in flight per endpoint in this process (default 4)
+	PerEndpoint   int           // attempts in flight per endpoint in this process (default 8)
 	MaxInFlight   int           // attempts in flight in this process (default 256)
 	Poll          time.Duration // how often to look for events and due messages (default 100 ms)
 	RetryAfterCap time.Duration // longest Retry-After honoured (default 1 h)
@@ -49,7 +49,7 @@ func (o *Options) defaults() {
 		o.Timeout = 15 * time.Second
 	}
 	if o.PerEndpoint <= 0 {
-		o.PerEndpoint = 4
+		o.PerEndpoint = 8
 	}
 	if o.MaxInFlight <= 0 {
 		o.MaxInFlight = 256
@@ -245,6 +245,7 @@ func (d *sender) claimAndRun(ctx context.Context) (int, error) {
 				d.mu.Lock()
 				d.release(wh)
 				d.mu.Unlock()
+				d.s.Wake() // the endpoint has room again
 			}()
 			if _, err := s.attempt(ctx, id, token); err != nil && ctx.Err() == nil {
 				s.log.Warn("webhook attempt", "message", id, "err", err)
@@ -442,7 +443,8 @@ func jitter(d time.Duration) time.Duration {
 // and updates the endpoint's failure run (disabling it on 410 or after
 // DisableAfter of failures, and telling the owner).
 func (s *Service) record(ctx context.Context, w *row, m *message, token string, out *Outcome, now time.Time) error {
-	return s.db.Tx(ctx, func(tx *sqlx.Tx) error {
+	// TxGroup: on SQLite, attempts that end together share one commit.
+	return s.db.TxGroup(ctx, func(tx *sqlx.Tx) error {
 		status, next := "succeeded", (*time.Time)(nil)
 		disable := ""
 		if !out.Succeeded {
