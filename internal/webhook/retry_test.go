@@ -2,7 +2,7 @@ package webhook_test
 
 import (
 	"context"
-		"encoding/json"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
