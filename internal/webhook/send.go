@@ -321,7 +321,9 @@ func (s *Service) attempt(ctx context.Context, id int64, token string) (*Outcome
 		return nil, err
 	}
 	out := &Outcome{MessageID: m.PublicID, Attempt: m.Attempts + 1}
+	began := time.Now() // durations are measured, not read off the service clock
 	code, respBody, sendErr := s.send(ctx, &w, &m, secrets, start)
+	out.DurationMS = time.Since(began).Milliseconds()
 	if ctx.Err() != nil && sendErr != nil {
 		// Shutting down: give the message back without counting it.
 		_, _ = store.Exec(context.WithoutCancel(ctx), s.db.Writer(), `UPDATE webhook_messages SET lease_token = NULL,
@@ -329,7 +331,6 @@ func (s *Service) attempt(ctx context.Context, id int64, token string) (*Outcome
 		return nil, ctx.Err()
 	}
 	end := s.clock.Now()
-	out.DurationMS = end.Sub(start).Milliseconds()
 	if code != 0 {
 		out.StatusCode = &code
 	}
