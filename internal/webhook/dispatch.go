@@ -61,6 +61,14 @@ func (s *Service) Dispatch(ctx context.Context) (int, error) {
 }
 
 func (s *Service) dispatchOnce(ctx context.Context) (made, seen int, err error) {
+	// A read first: most rounds find nothing, and need no write lock.
+	var pending []int64
+	if err := store.Select(ctx, s.db.Reader(), &pending, `SELECT id FROM events WHERE dispatched_at IS NULL LIMIT 1`); err != nil {
+		return 0, 0, fmt.Errorf("webhook: pending events: %w", err)
+	}
+	if len(pending) == 0 {
+		return 0, 0, nil
+	}
 	lock := ""
 	if s.db.Dialect() == store.Postgres {
 		lock = " FOR UPDATE SKIP LOCKED"

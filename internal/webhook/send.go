@@ -35,7 +35,7 @@ var Schedule = []time.Duration{0, 5 * time.Second, 5 * time.Minute, 30 * time.Mi
 // Options tune delivery. Zero values get the defaults.
 type Options struct {
 	Timeout       time.Duration // one attempt (default 15 s)
-	PerEndpoint   int           // attempts in flight per endpoint in this process (default 8)
+	PerEndpoint   int           // attempts in flight per endpoint in this process (default 16)
 	MaxInFlight   int           // attempts in flight in this process (default 256)
 	Poll          time.Duration // how often to look for events and due messages (default 100 ms)
 	RetryAfterCap time.Duration // longest Retry-After honoured (default 1 h)
@@ -49,7 +49,7 @@ func (o *Options) defaults() {
 		o.Timeout = 15 * time.Second
 	}
 	if o.PerEndpoint <= 0 {
-		o.PerEndpoint = 8
+		o.PerEndpoint = 16
 	}
 	if o.MaxInFlight <= 0 {
 		o.MaxInFlight = 256
@@ -189,13 +189,27 @@ func (d *sender) claimAndRun(ctx context.Context) (int, error) {
 	}
 	var cands []due
 	args := append([]any{now, now}, full...)
-	args = append(args, 4*room)
+	// Few candidates per round: rounds are frequent (every finished
+	// attempt wakes the loop), and endpoints at their bound are left out.
+	args = append(args, min(room, 64))
+	// CROSS JOIN keeps SQLite walking the due index of messages first (a
+	// plain join may start from the endpoints and sort every pending
+	// message); ordering by the indexed column alone lets it stop at LIMIT.
 	if err := store.Select(ctx, s.db.Reader(), &cands, `SELECT m.id, m.webhook_id FROM webhook_messages m
-		JOIN webhooks w ON w.id = m.webhook_id
-		WHERE m.status = 'pending' AND m.next_attempt_at <= ? AND (m.lease_expires_at IS NULL OR m.lease_expires_at <= ?)
-		AND w.active = TRUE`+exclude+` ORDER BY m.next_attempt_at, m.id LIMIT ?`, args...); err != nil {
+		CROSS JOIN webhooks w
+		WHERE w.id = m.webhook_id AND m.status = 'pending' AND m.next_attempt_at <= ?
+		AND (m.lease_expires_at IS NULL OR m.lease_expires_at <= ?)
+		AND w.active = TRUE`+exclude+` ORDER BY m.next_attempt_at LIMIT ?`, args...); err != nil {
 		return 0, fmt.Errorf("webhook: due messages: %w", err)
 	}
+	return d.run(ctx, cands)
+}
+
+// run leases the candidates that fit in their endpoints' room and starts
+// their attempts.
+func (d *sender) run(ctx context.Context, cands []due) (int, error) {
+	s := d.s
+	now := s.clock.Now()
 	// Pick within each endpoint's room, reserving the slots now.
 	d.mu.Lock()
 	var pick []any

@@ -43,7 +43,7 @@ CREATE TABLE webhook_messages (
 );
 CREATE UNIQUE INDEX webhook_messages_event ON webhook_messages (webhook_id, event_id);
 CREATE INDEX webhook_messages_due ON webhook_messages (status, next_attempt_at);
-CREATE INDEX webhook_messages_webhook ON webhook_messages (webhook_id, status, id);
+CREATE INDEX webhook_messages_webhook ON webhook_messages (webhook_id, status, next_attempt_at);
 
 -- Every attempt, as the delivery log shows it.
 CREATE TABLE webhook_attempts (
