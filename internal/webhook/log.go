@@ -114,7 +114,7 @@ func (s *Service) Test(ctx context.Context, workspaceID int64, id string) (*Outc
 		return store.Get(ctx, tx, &msgID, `INSERT INTO webhook_messages (public_id, webhook_id, event_type, payload, status,
 			attempts, next_attempt_at, lease_token, lease_expires_at, created_at, updated_at)
 			VALUES (?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?, ?) RETURNING id`, secret.OrderedToken("msg_", 16), w.ID, TestEvent,
-			payload, now, token, now.Add(s.opts.Timeout+30*time.Second), now, now)
+			payload, now, token, now.Add(s.opts.Timeout+10*time.Second), now, now)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("webhook: test: %w", err)

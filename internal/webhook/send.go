@@ -228,7 +228,7 @@ func (d *sender) run(ctx context.Context, cands []due) (int, error) {
 		return 0, nil
 	}
 	token := secret.Token("", 12)
-	lease := now.Add(s.opts.Timeout + 30*time.Second)
+	lease := now.Add(s.opts.Timeout + 10*time.Second)
 	var got []int64
 	err := s.db.Tx(ctx, func(tx *sqlx.Tx) error {
 		return store.Select(ctx, tx, &got, `UPDATE webhook_messages SET lease_token = ?, lease_expires_at = ?
