@@ -124,7 +124,8 @@ func (s *Service) dispatchOnce(ctx context.Context) (made, seen int, err error) 
 			return err
 		}
 		made = len(rows)
-		_, err := store.Exec(ctx, tx, `UPDATE events SET dispatched_at = ? WHERE id IN (`+store.Placeholders(len(ids))+`)`,
+		_, err := store.Exec(ctx, tx, `UPDATE events SET dispatched_at = ? WHERE id IN (`+store.Placeholders(len(ids))+`)
+			AND dispatched_at IS NULL`,
 			append([]any{now}, ids...)...)
 		return err
 	})

@@ -155,7 +155,20 @@ func (s *Service) Pump(ctx context.Context) error {
 		}
 		s.sender.wg.Wait()
 		if n == 0 && made == 0 {
-			return nil
+			// Another replica (or the background loop) may hold events
+			// locked mid-dispatch: done only once none is left.
+			var left []int64
+			if err := store.Select(ctx, s.db.Reader(), &left, `SELECT id FROM events WHERE dispatched_at IS NULL LIMIT 1`); err != nil {
+				return err
+			}
+			if len(left) == 0 {
+				return nil
+			}
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(5 * time.Millisecond):
+			}
 		}
 	}
 }
