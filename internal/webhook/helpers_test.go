@@ -22,14 +22,13 @@ func TestMain(m *testing.M) { testkit.Main(m) }
 
 // world: a workspace with a bot, and another workspace with its own bot.
 type world struct {
-	a             *testkit.TestApp
-	key           string
-	ws, bot       int64
-	otherKey      string
-	otherWS       int64
-	otherBot      int64
-	ownerEmail    string
-	otherBotsMade int
+	a          *testkit.TestApp
+	key        string
+	ws, bot    int64
+	otherKey   string
+	otherWS    int64
+	otherBot   int64
+	ownerEmail string
 }
 
 func allowLoopback() testkit.Option {

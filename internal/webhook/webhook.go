@@ -15,7 +15,6 @@ import (
 	"log/slog"
 	"net/netip"
 	"net/url"
-	"slices"
 	"strings"
 	"time"
 
@@ -138,15 +137,6 @@ func (r *row) view() *Endpoint {
 	return &Endpoint{ID: r.PublicID, BotID: r.BotID, URL: r.URL, Events: evs, Active: r.Active, Description: r.Description,
 		Secret: "whsec_****" + r.SecretHint, DisabledReason: r.DisabledReason, FailingSince: r.FailingSince,
 		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
-}
-
-func (r *row) subscribes(typ string) bool {
-	if typ == TestEvent {
-		return true
-	}
-	var evs []string
-	_ = json.Unmarshal([]byte(r.Events), &evs)
-	return slices.Contains(evs, typ)
 }
 
 // NewSecret returns a signing secret: whsec_ and base64 of 32 random bytes.
