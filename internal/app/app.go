@@ -41,6 +41,7 @@ import (
 	"concierge/internal/secret"
 	"concierge/internal/store"
 	"concierge/internal/subscription"
+	"concierge/internal/webhook"
 )
 
 // Version is the build's version, set with -ldflags "-X concierge/internal/app.Version=...".
@@ -69,6 +70,7 @@ type Options struct {
 	HashParams  *account.HashParams
 	Accounts    account.Options
 	Jobs        jobs.Options
+	Webhooks    webhook.Options
 	Logger      *slog.Logger
 	SkipMigrate bool
 	// IDPClient reaches the identity provider (nil: idp.NewHTTPClient).
@@ -94,6 +96,7 @@ type App struct {
 	Knowledge     *knowledge.Service
 	Chat          *chat.Service
 	Leads         *lead.Service
+	Webhooks      *webhook.Service
 	Mailer        mail.Mailer
 	Limiter       ratelimit.Limiter
 	HTTP          *httpapi.Server
@@ -259,6 +262,19 @@ func New(ctx context.Context, cfg config.Config, opts Options) (_ *App, err erro
 		Refiner: refiner, Clock: a.Clock, Logger: a.Log}, opts.Leads)
 	a.Leads.RegisterJobs(a.Pool)
 
+	// Webhooks get a client of their own: redirects are never followed
+	// (a 3xx is a failed attempt) and the attempt timeout is theirs.
+	whOut := opts.Outbound
+	whOut.Allow, whOut.MaxRedirects, whOut.Timeout = allow, -1, opts.Webhooks.Timeout
+	whOut.UserAgent = "Concierge-Webhooks/1.0"
+	whOut.MaxIdleConns, whOut.MaxIdleConnsPerHost = 1024, 16
+	a.Webhooks = webhook.New(webhook.Deps{DB: a.DB, Keys: a.Keys, Billing: a.Billing, Queue: a.Queue,
+		CheckBot: func(ctx context.Context, workspaceID, botID int64) error {
+			_, err := a.Bots.Get(ctx, workspaceID, botID)
+			return err
+		},
+		Client: safehttp.New(whOut), Allow: allow, Clock: a.Clock, Logger: a.Log}, opts.Webhooks)
+
 	trusted, err := cfg.TrustedProxyPrefixes()
 	if err != nil {
 		return nil, err
@@ -284,6 +300,7 @@ func New(ctx context.Context, cfg config.Config, opts Options) (_ *App, err erro
 		Chat:             a.Chat,
 		Leads:            a.Leads,
 		IDP:              a.IDP,
+		Webhooks:         a.Webhooks,
 		Ready:            a.DB.Ping,
 		Limiter:          a.Limiter,
 		Limits:           limits,
@@ -356,6 +373,7 @@ func (a *App) Serve(ctx context.Context, ln net.Listener) error {
 		return fmt.Errorf("app: schedule lead rescoring: %w", err)
 	}
 	a.Pool.Start()
+	a.Webhooks.Start()
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 
@@ -371,6 +389,7 @@ func (a *App) Serve(ctx context.Context, ln net.Listener) error {
 		a.Log.Warn("http shutdown", "err", err)
 	}
 	a.Pool.Stop(sctx)
+	a.Webhooks.Stop()
 	if errors.Is(serveErr, http.ErrServerClosed) {
 		serveErr = nil
 	}

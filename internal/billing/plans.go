@@ -47,16 +47,18 @@ type Limits struct {
 	UploadBytes    int64 `json:"upload_bytes" doc:"Largest file accepted by POST /ingest, in bytes."`
 	CrawlPages     int64 `json:"crawl_pages" doc:"Pages one crawl may index."`
 	Operators      int64 `json:"operators" doc:"Live-chat operator accounts."`
+	WebhooksPerBot int64 `json:"webhooks_per_bot,omitempty" doc:"Webhook endpoints one bot may have."`
 }
 
 // limitNames maps the names used by Entitlements.Limit and LimitReached.
 var limitNames = map[string]func(Limits) int64{
-	"chatbots":        func(l Limits) int64 { return l.Chatbots },
-	"monthly_credits": func(l Limits) int64 { return l.MonthlyCredits },
-	"documents":       func(l Limits) int64 { return l.Documents },
-	"upload_bytes":    func(l Limits) int64 { return l.UploadBytes },
-	"crawl_pages":     func(l Limits) int64 { return l.CrawlPages },
-	"operators":       func(l Limits) int64 { return l.Operators },
+	"chatbots":         func(l Limits) int64 { return l.Chatbots },
+	"monthly_credits":  func(l Limits) int64 { return l.MonthlyCredits },
+	"documents":        func(l Limits) int64 { return l.Documents },
+	"upload_bytes":     func(l Limits) int64 { return l.UploadBytes },
+	"crawl_pages":      func(l Limits) int64 { return l.CrawlPages },
+	"operators":        func(l Limits) int64 { return l.Operators },
+	"webhooks_per_bot": func(l Limits) int64 { return l.WebhooksPerBot },
 }
 
 // Price is what a plan costs in one currency, in minor units (paise, cents).

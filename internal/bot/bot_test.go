@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -183,7 +184,7 @@ func TestPlanGatesOnBots(t *testing.T) {
 // row of a deleted bot; another workspace's data is untouched.
 func TestDeleteLeavesNothingBehind(t *testing.T) {
 	testkit.ForEachEngine(t, func(t *testing.T, e testkit.Engine) {
-		a := testkit.NewApp(t, e)
+		a := testkit.NewApp(t, e, testkit.WithEnv("CONCIERGE_OUTBOUND_ALLOW", "127.0.0.1/32"))
 		key, wsID := a.Register(t, "cascade@example.com")
 		other, _ := a.Register(t, "bystander@example.com")
 		id, _ := createBot(t, a, key, "doomed")
@@ -221,6 +222,30 @@ func TestDeleteLeavesNothingBehind(t *testing.T) {
 			map[string]any{"subject": "Hello", "body": "Thanks for visiting."}, "X-API-Key", key); r.Status != 202 {
 			t.Fatalf("follow-up: %d %s", r.Status, r.Body)
 		}
+		// A webhook endpoint with a message and its attempt (they refer to
+		// the endpoint, not the bot).
+		hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(500) }))
+		defer hook.Close()
+		wh := a.Do(t, "POST", "/webhooks", map[string]any{"bot_id": id, "url": hook.URL, "events": []string{"lead.captured"}},
+			"X-API-Key", key)
+		if wh.Status != 201 {
+			t.Fatalf("webhook: %d %s", wh.Status, wh.Body)
+		}
+		if r := a.Do(t, "POST", "/webhooks/"+wh.JSON(t)["webhook_id"].(string)+"/test", nil, "X-API-Key", key); r.Status != 200 {
+			t.Fatalf("webhook test: %d %s", r.Status, r.Body)
+		}
+		webhookRows := func() (n int) {
+			if err := store.Get(ctx, a.DB.Reader(), &n, `SELECT (SELECT COUNT(*) FROM webhook_messages m JOIN webhooks w ON w.id = m.webhook_id
+				WHERE w.bot_id = ?) + (SELECT COUNT(*) FROM webhook_attempts a JOIN webhooks w ON w.id = a.webhook_id WHERE w.bot_id = ?)
+				+ (SELECT COUNT(*) FROM webhook_messages WHERE webhook_id NOT IN (SELECT id FROM webhooks))
+				+ (SELECT COUNT(*) FROM webhook_attempts WHERE webhook_id NOT IN (SELECT id FROM webhooks))`, id, id); err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+		if n := webhookRows(); n != 2 {
+			t.Fatalf("webhook message and attempt: %d rows", n)
+		}
 		before := testkit.RowsReferencing(t, a.DB, "bot_id", id)
 		if before["jobs"] < 3 || before["operators"] != 1 || before["events"] == 0 || before["documents"] != 1 ||
 			before["passages"] == 0 || before["chat_sessions"] != 2 || before["chat_messages"] != 2 || before["ingestions"] != 1 ||
@@ -233,6 +258,9 @@ func TestDeleteLeavesNothingBehind(t *testing.T) {
 		}
 		if left := testkit.RowsReferencing(t, a.DB, "bot_id", id); len(left) != 0 {
 			t.Fatalf("rows left behind: %v", left)
+		}
+		if n := webhookRows(); n != 0 {
+			t.Fatalf("webhook messages and attempts left behind: %d", n)
 		}
 		if after := testkit.RowsReferencing(t, a.DB, "bot_id", keep); fmt.Sprint(after) != fmt.Sprint(otherBefore) {
 			t.Fatalf("another workspace changed: %v → %v", otherBefore, after)

@@ -29,6 +29,7 @@ import (
 	"concierge/internal/operator"
 	"concierge/internal/ratelimit"
 	"concierge/internal/subscription"
+	"concierge/internal/webhook"
 )
 
 // DefaultMaxBody is the request body limit of routes that do not set their own.
@@ -54,7 +55,8 @@ type Deps struct {
 	Chat          *chat.Service
 	Leads         *lead.Service
 	// IDP is sign-in through an identity provider (nil: not configured).
-	IDP *idp.Service
+	IDP      *idp.Service
+	Webhooks *webhook.Service
 	// Ready reports whether the process can serve (database reachable).
 	Ready   func(ctx context.Context) error
 	Limiter ratelimit.Limiter
@@ -89,6 +91,7 @@ type Server struct {
 	chat          *chat.Service
 	leads         *lead.Service
 	idp           *idp.Service
+	webhooks      *webhook.Service
 	ready         func(ctx context.Context) error
 	limiter       ratelimit.Limiter
 	limits        map[string]ratelimit.Limit
@@ -124,6 +127,7 @@ func New(d Deps) *Server {
 		chat:          d.Chat,
 		leads:         d.Leads,
 		idp:           d.IDP,
+		webhooks:      d.Webhooks,
 		ready:         d.Ready,
 		limiter:       d.Limiter,
 		limits:        d.Limits,
@@ -289,6 +293,9 @@ func (s *Server) routes() {
 	s.widgetRoutes()
 	s.leadRoutes()
 	s.idpRoutes()
+	if s.webhooks != nil {
+		s.webhookRoutes()
+	}
 }
 
 func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {

@@ -44,6 +44,11 @@ type Options struct {
 	// UserAgent is sent on every request, redirects included, so robots.txt
 	// rules and site operators always see the same identity.
 	UserAgent string
+	// MaxIdleConns and MaxIdleConnsPerHost size the keep-alive pool;
+	// 0 means 64 and 4. The webhook sender keeps more per host, so that
+	// concurrent deliveries to one endpoint reuse their connections.
+	MaxIdleConns        int
+	MaxIdleConnsPerHost int
 }
 
 // Defaults; see Options.
@@ -110,8 +115,8 @@ func New(opts Options) *Client {
 		ResponseHeaderTimeout:  responseHeaderTimeout,
 		ExpectContinueTimeout:  1 * time.Second,
 		IdleConnTimeout:        30 * time.Second,
-		MaxIdleConns:           64,
-		MaxIdleConnsPerHost:    4,
+		MaxIdleConns:           orDefault(opts.MaxIdleConns, 64),
+		MaxIdleConnsPerHost:    orDefault(opts.MaxIdleConnsPerHost, 4),
 		MaxResponseHeaderBytes: 64 << 10,
 		// ReadBody decodes gzip/deflate itself with a cap on the decoded
 		// size; Go's transparent decompression has no such cap.
@@ -124,6 +129,13 @@ func New(opts Options) *Client {
 		Timeout:       timeout,
 	}
 	return c
+}
+
+func orDefault(n, def int) int {
+	if n > 0 {
+		return n
+	}
+	return def
 }
 
 // HTTP returns the guarded *http.Client. Each call returns a fresh copy

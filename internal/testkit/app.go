@@ -353,6 +353,13 @@ func (a *TestApp) Settle(t testing.TB) {
 			t.Fatalf("settle: %v", err)
 		}
 		if n == 0 {
+			// The outbox's events become webhook messages (dispatched_at)
+			// in the background: do it now, so a snapshot is stable.
+			if a.Webhooks != nil {
+				if err := a.Webhooks.Pump(context.Background()); err != nil {
+					t.Fatalf("settle: webhooks: %v", err)
+				}
+			}
 			return
 		}
 		if time.Now().After(deadline) {

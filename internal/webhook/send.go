@@ -1,0 +1,553 @@
+package webhook
+
+import (
+	"bytes"
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/jmoiron/sqlx"
+
+	"concierge/internal/mail"
+	"concierge/internal/safehttp"
+	"concierge/internal/secret"
+	"concierge/internal/store"
+)
+
+// Schedule is the delay before each attempt of a message: the first at
+// once, then 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h after the previous
+// one, each delay varied by ±20 %.
+var Schedule = []time.Duration{0, 5 * time.Second, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour, 5 * time.Hour,
+	10 * time.Hour, 10 * time.Hour}
+
+// Options tune delivery. Zero values get the defaults.
+type Options struct {
+	Timeout       time.Duration // one attempt (default 15 s)
+	PerEndpoint   int           // attempts in flight per endpoint in this process (default 16)
+	MaxInFlight   int           // attempts in flight in this process (default 256)
+	Poll          time.Duration // how often to look for events and due messages (default 100 ms)
+	RetryAfterCap time.Duration // longest Retry-After honoured (default 1 h)
+	DisableAfter  time.Duration // failing this long disables the endpoint (default 5 days)
+	// Manual: no background loop; tests drive delivery with Pump.
+	Manual bool
+}
+
+func (o *Options) defaults() {
+	if o.Timeout <= 0 {
+		o.Timeout = 15 * time.Second
+	}
+	if o.PerEndpoint <= 0 {
+		o.PerEndpoint = 16
+	}
+	if o.MaxInFlight <= 0 {
+		o.MaxInFlight = 256
+	}
+	if o.Poll <= 0 {
+		o.Poll = 100 * time.Millisecond
+	}
+	if o.RetryAfterCap <= 0 {
+		o.RetryAfterCap = time.Hour
+	}
+	if o.DisableAfter <= 0 {
+		o.DisableAfter = 5 * 24 * time.Hour
+	}
+}
+
+// MaxResponseBody is how much of a response the delivery log keeps.
+const MaxResponseBody = 4096
+
+type sender struct {
+	s    *Service
+	wake chan struct{}
+
+	mu       sync.Mutex
+	inflight map[int64]int // endpoint id → attempts in flight
+	total    int
+	wg       sync.WaitGroup
+
+	stop context.CancelFunc
+	done chan struct{}
+}
+
+func newSender(s *Service) *sender {
+	return &sender{s: s, wake: make(chan struct{}, 1), inflight: map[int64]int{}}
+}
+
+// Wake makes the background loop look for events and due messages now.
+func (s *Service) Wake() {
+	select {
+	case s.sender.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Start runs the dispatcher and sender in the background until Stop.
+func (s *Service) Start() {
+	if s.opts.Manual {
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	s.sender.stop, s.sender.done = cancel, make(chan struct{})
+	go s.sender.loop(ctx)
+}
+
+// Stop ends the background loop and waits for attempts in flight (each is
+// bounded by the timeout); an interrupted attempt is released for a retry.
+func (s *Service) Stop() {
+	if s.sender.stop == nil {
+		return
+	}
+	s.sender.stop()
+	<-s.sender.done
+	s.sender.wg.Wait()
+}
+
+func (d *sender) loop(ctx context.Context) {
+	defer close(d.done)
+	t := time.NewTicker(d.s.opts.Poll)
+	defer t.Stop()
+	for {
+		d.round(ctx)
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		case <-d.wake:
+		}
+	}
+}
+
+// round dispatches new events and starts every due attempt it has room for.
+func (d *sender) round(ctx context.Context) int {
+	if _, err := d.s.Dispatch(ctx); err != nil && ctx.Err() == nil {
+		d.s.log.Warn("webhook dispatch", "err", err)
+	}
+	n, err := d.claimAndRun(ctx)
+	if err != nil && ctx.Err() == nil {
+		d.s.log.Warn("webhook claim", "err", err)
+	}
+	return n
+}
+
+// Pump dispatches and delivers everything due on the service clock and
+// waits for the attempts to finish, until nothing is due (tests).
+func (s *Service) Pump(ctx context.Context) error {
+	for {
+		made, err := s.Dispatch(ctx)
+		if err != nil {
+			return err
+		}
+		n, err := s.sender.claimAndRun(ctx)
+		if err != nil {
+			return err
+		}
+		s.sender.wg.Wait()
+		if n == 0 && made == 0 {
+			// Another replica (or the background loop) may hold events
+			// locked mid-dispatch: done only once none is left.
+			var left []int64
+			if err := store.Select(ctx, s.db.Reader(), &left, `SELECT id FROM events WHERE dispatched_at IS NULL LIMIT 1`); err != nil {
+				return err
+			}
+			if len(left) == 0 {
+				return nil
+			}
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(5 * time.Millisecond):
+			}
+		}
+	}
+}
+
+type due struct {
+	ID        int64 `db:"id"`
+	WebhookID int64 `db:"webhook_id"`
+}
+
+// claimAndRun leases due messages of endpoints with room in this process
+// and starts their attempts. A lease is taken with a conditional update, so
+// each attempt is made by exactly one replica.
+func (d *sender) claimAndRun(ctx context.Context) (int, error) {
+	s := d.s
+	d.mu.Lock()
+	room := s.opts.MaxInFlight - d.total
+	var full []any
+	for id, n := range d.inflight {
+		if n >= s.opts.PerEndpoint {
+			full = append(full, id)
+		}
+	}
+	d.mu.Unlock()
+	if room <= 0 {
+		return 0, nil
+	}
+	now := s.clock.Now()
+	exclude := ""
+	if len(full) > 0 {
+		exclude = ` AND m.webhook_id NOT IN (` + store.Placeholders(len(full)) + `)`
+	}
+	var cands []due
+	args := append([]any{now, now}, full...)
+	// Few candidates per round: rounds are frequent (every finished
+	// attempt wakes the loop), and endpoints at their bound are left out.
+	args = append(args, min(room, 64))
+	// CROSS JOIN keeps SQLite walking the due index of messages first (a
+	// plain join may start from the endpoints and sort every pending
+	// message); ordering by the indexed column alone lets it stop at LIMIT.
+	if err := store.Select(ctx, s.db.Reader(), &cands, `SELECT m.id, m.webhook_id FROM webhook_messages m
+		CROSS JOIN webhooks w
+		WHERE w.id = m.webhook_id AND m.status = 'pending' AND m.next_attempt_at <= ?
+		AND (m.lease_expires_at IS NULL OR m.lease_expires_at <= ?)
+		AND w.active = TRUE`+exclude+` ORDER BY m.next_attempt_at LIMIT ?`, args...); err != nil {
+		return 0, fmt.Errorf("webhook: due messages: %w", err)
+	}
+	return d.run(ctx, cands)
+}
+
+// run leases the candidates that fit in their endpoints' room and starts
+// their attempts.
+func (d *sender) run(ctx context.Context, cands []due) (int, error) {
+	s := d.s
+	now := s.clock.Now()
+	// Pick within each endpoint's room, reserving the slots now.
+	d.mu.Lock()
+	var pick []any
+	owner := map[int64]int64{}
+	for _, c := range cands {
+		if d.total >= s.opts.MaxInFlight || d.inflight[c.WebhookID] >= s.opts.PerEndpoint {
+			continue
+		}
+		d.inflight[c.WebhookID]++
+		d.total++
+		pick = append(pick, c.ID)
+		owner[c.ID] = c.WebhookID
+	}
+	d.mu.Unlock()
+	if len(pick) == 0 {
+		return 0, nil
+	}
+	token := secret.Token("", 12)
+	lease := now.Add(s.opts.Timeout + 10*time.Second)
+	var got []int64
+	err := s.db.Tx(ctx, func(tx *sqlx.Tx) error {
+		return store.Select(ctx, tx, &got, `UPDATE webhook_messages SET lease_token = ?, lease_expires_at = ?
+			WHERE id IN (`+store.Placeholders(len(pick))+`) AND status = 'pending'
+			AND (lease_expires_at IS NULL OR lease_expires_at <= ?) RETURNING id`,
+			append(append([]any{token, lease}, pick...), now)...)
+	})
+	claimed := map[int64]bool{}
+	for _, id := range got {
+		claimed[id] = true
+	}
+	d.mu.Lock()
+	for _, p := range pick {
+		id := p.(int64)
+		if !claimed[id] {
+			d.release(owner[id])
+		}
+	}
+	d.mu.Unlock()
+	if err != nil {
+		return 0, fmt.Errorf("webhook: claim: %w", err)
+	}
+	for _, id := range got {
+		d.wg.Add(1)
+		go func(id, wh int64) {
+			defer d.wg.Done()
+			defer func() {
+				d.mu.Lock()
+				d.release(wh)
+				d.mu.Unlock()
+				d.s.Wake() // the endpoint has room again
+			}()
+			if _, err := s.attempt(ctx, id, token); err != nil && ctx.Err() == nil {
+				s.log.Warn("webhook attempt", "message", id, "err", err)
+			}
+		}(id, owner[id])
+	}
+	return len(got), nil
+}
+
+// release gives back one slot; d.mu is held.
+func (d *sender) release(wh int64) {
+	d.total--
+	if d.inflight[wh]--; d.inflight[wh] <= 0 {
+		delete(d.inflight, wh)
+	}
+}
+
+type message struct {
+	ID        int64  `db:"id"`
+	PublicID  string `db:"public_id"`
+	WebhookID int64  `db:"webhook_id"`
+	EventType string `db:"event_type"`
+	Payload   string `db:"payload"`
+	Attempts  int    `db:"attempts"`
+
+	retryAfter time.Duration // from a 429 or 503 answer
+}
+
+// Outcome is what one attempt did.
+type Outcome struct {
+	MessageID    string     `json:"message_id" doc:"The webhook-id header of the message."`
+	Attempt      int        `json:"attempt"`
+	Succeeded    bool       `json:"succeeded"`
+	StatusCode   *int       `json:"status_code" doc:"The receiver's status; null when no response came."`
+	DurationMS   int64      `json:"duration_ms"`
+	ResponseBody string     `json:"response_body" doc:"The first 4 KiB of the response body."`
+	Error        *string    `json:"error"`
+	NextRetryAt  *time.Time `json:"next_retry_at" doc:"When the next attempt is due; null when none is scheduled."`
+}
+
+// Sign returns the webhook-signature header value for the secrets.
+func Sign(secrets [][]byte, msgID string, ts int64, payload []byte) string {
+	parts := make([]string, 0, len(secrets))
+	for _, k := range secrets {
+		m := hmac.New(sha256.New, k)
+		fmt.Fprintf(m, "%s.%d.", msgID, ts)
+		m.Write(payload)
+		parts = append(parts, "v1,"+base64.StdEncoding.EncodeToString(m.Sum(nil)))
+	}
+	return strings.Join(parts, " ")
+}
+
+// attempt makes one attempt of a leased message and records it.
+func (s *Service) attempt(ctx context.Context, id int64, token string) (*Outcome, error) {
+	var m message
+	if err := store.Get(ctx, s.db.Reader(), &m, `SELECT id, public_id, webhook_id, event_type, payload, attempts
+		FROM webhook_messages WHERE id = ? AND lease_token = ?`, id, token); err != nil {
+		if store.IsNotFound(err) {
+			return nil, nil // deleted, or taken over
+		}
+		return nil, err
+	}
+	var w row
+	if err := store.Get(ctx, s.db.Reader(), &w, `SELECT `+columns+` FROM webhooks WHERE id = ?`, m.WebhookID); err != nil {
+		if store.IsNotFound(err) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	start := s.clock.Now()
+	secrets, err := s.secrets(&w, start)
+	if err != nil {
+		return nil, err
+	}
+	out := &Outcome{MessageID: m.PublicID, Attempt: m.Attempts + 1}
+	began := time.Now() // durations are measured, not read off the service clock
+	code, respBody, sendErr := s.send(ctx, &w, &m, secrets, start)
+	out.DurationMS = time.Since(began).Milliseconds()
+	if ctx.Err() != nil && sendErr != nil {
+		// Shutting down: give the message back without counting it.
+		_, _ = store.Exec(context.WithoutCancel(ctx), s.db.Writer(), `UPDATE webhook_messages SET lease_token = NULL,
+			lease_expires_at = NULL WHERE id = ? AND lease_token = ?`, id, token)
+		return nil, ctx.Err()
+	}
+	end := s.clock.Now()
+	if code != 0 {
+		out.StatusCode = &code
+	}
+	out.ResponseBody = respBody
+	out.Succeeded = sendErr == nil && code >= 200 && code < 300
+	if sendErr != nil {
+		e := sendErr.Error()
+		out.Error = &e
+	} else if !out.Succeeded {
+		e := fmt.Sprintf("status %d", code)
+		if code >= 300 && code < 400 {
+			e += " (redirects are not followed)"
+		}
+		out.Error = &e
+	}
+	return out, s.record(context.WithoutCancel(ctx), &w, &m, token, out, end)
+}
+
+type sendError struct{ msg string }
+
+func (e *sendError) Error() string { return e.msg }
+
+// send posts the message and returns the status code and the start of the
+// body. Errors name what happened without repeating the URL.
+func (s *Service) send(ctx context.Context, w *row, m *message, secrets [][]byte, now time.Time) (int, string, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, w.URL, bytes.NewReader([]byte(m.Payload)))
+	if err != nil {
+		return 0, "", &sendError{"invalid URL"}
+	}
+	ts := now.Unix()
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("webhook-id", m.PublicID)
+	req.Header.Set("webhook-timestamp", strconv.FormatInt(ts, 10))
+	req.Header.Set("webhook-signature", Sign(secrets, m.PublicID, ts, []byte(m.Payload)))
+	resp, err := s.client.Do(req)
+	if err != nil {
+		return 0, "", classify(err, s.opts.Timeout)
+	}
+	defer resp.Body.Close()
+	b, rerr := io.ReadAll(io.LimitReader(resp.Body, MaxResponseBody))
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10)) // let the connection be reused
+	text := cleanText(b)
+	// A body cut short (rerr) does not change the outcome: the status is in.
+	_ = rerr
+	if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable {
+		m.retryAfter = retryAfter(resp.Header.Get("Retry-After"), now)
+	}
+	return resp.StatusCode, text, nil
+}
+
+func classify(err error, timeout time.Duration) error {
+	var ne net.Error
+	switch {
+	case errors.Is(err, safehttp.ErrBlocked):
+		return &sendError{"blocked address"}
+	case errors.Is(err, safehttp.ErrInvalidURL):
+		return &sendError{"invalid URL"}
+	case errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()):
+		return &sendError{fmt.Sprintf("timed out after %s", timeout)}
+	case errors.Is(err, context.Canceled):
+		return &sendError{"cancelled"}
+	}
+	msg := err.Error()
+	switch {
+	case strings.Contains(msg, "connection refused"):
+		return &sendError{"connection refused"}
+	case strings.Contains(msg, "no such host"):
+		return &sendError{"host not found"}
+	case strings.Contains(msg, "tls") || strings.Contains(msg, "x509") || strings.Contains(msg, "certificate"):
+		return &sendError{"TLS handshake failed"}
+	case strings.Contains(msg, "EOF") || strings.Contains(msg, "reset"):
+		return &sendError{"connection closed by the receiver"}
+	}
+	return &sendError{"request failed"}
+}
+
+// cleanText makes a response body storable as text in both engines.
+func cleanText(b []byte) string {
+	s := string(b)
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, "\uFFFD")
+	}
+	return strings.ReplaceAll(s, "\x00", "")
+}
+
+// retryAfter parses Retry-After (seconds or an HTTP date).
+func retryAfter(v string, now time.Time) time.Duration {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0
+	}
+	if n, err := strconv.ParseInt(v, 10, 64); err == nil && n >= 0 {
+		return time.Duration(n) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil && t.After(now) {
+		return t.Sub(now)
+	}
+	return 0
+}
+
+func jitter(d time.Duration) time.Duration {
+	if d <= 0 {
+		return 0
+	}
+	return time.Duration(float64(d) * (0.8 + 0.4*rand.Float64()))
+}
+
+// record stores the attempt, schedules the next one or ends the message,
+// and updates the endpoint's failure run (disabling it on 410 or after
+// DisableAfter of failures, and telling the owner).
+func (s *Service) record(ctx context.Context, w *row, m *message, token string, out *Outcome, now time.Time) error {
+	// TxGroup: on SQLite, attempts that end together share one commit.
+	return s.db.TxGroup(ctx, func(tx *sqlx.Tx) error {
+		status, next := "succeeded", (*time.Time)(nil)
+		disable := ""
+		if !out.Succeeded {
+			status = "failed"
+			if out.Attempt < len(Schedule) {
+				delay := jitter(Schedule[out.Attempt])
+				if ra := m.retryAfter; ra > 0 {
+					ra = min(ra, s.opts.RetryAfterCap)
+					delay = max(delay, ra)
+				}
+				t := now.Add(delay)
+				next, status = &t, "pending"
+			}
+			if out.StatusCode != nil && *out.StatusCode == http.StatusGone {
+				disable = "the endpoint answered 410 Gone"
+				status, next = "failed", nil
+			} else if w.FailingSince != nil && now.Sub(*w.FailingSince) >= s.opts.DisableAfter {
+				disable = fmt.Sprintf("every attempt failed for %s", s.opts.DisableAfter)
+				status, next = "failed", nil
+			}
+		}
+		n, err := store.Exec(ctx, tx, `UPDATE webhook_messages SET status = ?, attempts = ?, next_attempt_at = ?,
+			lease_token = NULL, lease_expires_at = NULL, updated_at = ? WHERE id = ? AND lease_token = ?`,
+			status, out.Attempt, next, now, m.ID, token)
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return nil // deleted meanwhile, or taken over by another replica
+		}
+		out.NextRetryAt = next
+		if _, err := store.Exec(ctx, tx, `INSERT INTO webhook_attempts (message_id, webhook_id, attempt, succeeded, status_code,
+			duration_ms, response_body, error, next_retry_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			m.ID, w.ID, out.Attempt, out.Succeeded, out.StatusCode, out.DurationMS, out.ResponseBody, out.Error, next, now); err != nil {
+			return err
+		}
+		if out.Succeeded {
+			_, err = store.Exec(ctx, tx, `UPDATE webhooks SET failing_since = NULL WHERE id = ? AND failing_since IS NOT NULL`, w.ID)
+			return err
+		}
+		if _, err := store.Exec(ctx, tx, `UPDATE webhooks SET failing_since = ? WHERE id = ? AND failing_since IS NULL`, now, w.ID); err != nil {
+			return err
+		}
+		if disable != "" {
+			return s.disable(ctx, tx, w, disable, now)
+		}
+		return nil
+	})
+}
+
+// disable turns an endpoint off, ends its pending messages as failed (they
+// can be replayed) and e-mails the workspace owner.
+func (s *Service) disable(ctx context.Context, tx *sqlx.Tx, w *row, reason string, now time.Time) error {
+	n, err := store.Exec(ctx, tx, `UPDATE webhooks SET active = FALSE, disabled_reason = ?, updated_at = ? WHERE id = ? AND active = TRUE`,
+		reason, now, w.ID)
+	if err != nil || n == 0 {
+		return err
+	}
+	if _, err := store.Exec(ctx, tx, `UPDATE webhook_messages SET status = 'failed', next_attempt_at = NULL, updated_at = ?
+		WHERE webhook_id = ? AND status = 'pending' AND lease_token IS NULL`, now, w.ID); err != nil {
+		return err
+	}
+	s.log.Info("webhook endpoint disabled", "webhook_id", w.PublicID, "reason", reason)
+	if s.queue == nil {
+		return nil
+	}
+	var email string
+	if err := store.Get(ctx, tx, &email, `SELECT email FROM workspaces WHERE id = ?`, w.WorkspaceID); err != nil {
+		return err
+	}
+	text := fmt.Sprintf("Concierge stopped delivering webhooks to your endpoint %s (%s) of bot %d: %s.\n\n"+
+		"Fix the receiver, then turn the endpoint back on (PATCH /webhooks/%s with {\"active\": true}) and replay "+
+		"the failed messages (POST /webhooks/%s/replay).\n", w.PublicID, w.URL, w.BotID, reason, w.PublicID, w.PublicID)
+	_, err = mail.Enqueue(ctx, s.queue, tx, w.WorkspaceID, mail.Message{To: []string{email},
+		Subject: "A webhook endpoint was disabled", Text: text, Headers: map[string]string{"X-Concierge-Kind": "webhook-disabled"}},
+		"webhook-disabled:"+w.PublicID+":"+strconv.FormatInt(now.Unix(), 10))
+	return err
+}
