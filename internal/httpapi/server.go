@@ -25,6 +25,7 @@ import (
 	"concierge/internal/impersonation"
 	"concierge/internal/knowledge"
 	"concierge/internal/lead"
+	"concierge/internal/livechat"
 	"concierge/internal/operator"
 	"concierge/internal/ratelimit"
 	"concierge/internal/subscription"
@@ -65,6 +66,9 @@ type Deps struct {
 	// Registry receives the HTTP metrics and is served at /metrics.
 	Registry     *prometheus.Registry
 	MetricsToken string
+	// LiveChat is hand-off to operators (optional in tests that build a
+	// bare server).
+	LiveChat *livechat.Service
 }
 
 // Server is the HTTP handler of the whole API.
@@ -89,6 +93,7 @@ type Server struct {
 	log           *slog.Logger
 	accessLog     bool
 	metrics       *httpMetrics
+	livechat      *livechat.Service
 }
 
 // New builds the router with every route.
@@ -122,6 +127,7 @@ func New(d Deps) *Server {
 		log:           d.Logger.With("component", "http"),
 		accessLog:     d.AccessLog,
 		metrics:       newHTTPMetrics(reg),
+		livechat:      d.LiveChat,
 	}
 	r := chi.NewRouter()
 	r.Use(requestID, s.clientIP, s.observe, s.recoverer, securityHeaders, preflight)
@@ -273,6 +279,9 @@ func (s *Server) routes() {
 	s.assistRoutes()
 	s.widgetRoutes()
 	s.leadRoutes()
+	if s.livechat != nil {
+		s.livechatRoutes()
+	}
 }
 
 func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
