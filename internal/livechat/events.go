@@ -110,6 +110,8 @@ type Hub struct {
 	subs   map[int64]map[*Subscriber]struct{}
 	counts map[string]int
 	seen   *idRing // ids already dispatched (a listener catch-up may repeat some)
+	dmu    sync.Mutex
+	local  int64 // SQLite: the last event id dispatched
 }
 
 const subscriberBuffer = 256
@@ -188,49 +190,97 @@ func (sub *Subscriber) Visible(ev *Event) bool {
 	return true
 }
 
+// dispatch hands events to the streams that show them, in id order. A
+// stream whose buffer stays full for slowWait is dropped, not buffered
+// without bound: it reconnects with Last-Event-ID and replays.
 func (h *Hub) dispatch(evs []Event) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
+	h.dmu.Lock()
+	defer h.dmu.Unlock()
+	h.dispatchLocked(evs)
+}
+
+func (h *Hub) dispatchLocked(evs []Event) {
 	for i := range evs {
 		ev := &evs[i]
-		if !h.seen.add(ev.ID) {
-			continue
-		}
-		for sub := range h.subs[ev.BotID] {
-			if !sub.Visible(ev) {
-				continue
+		h.mu.Lock()
+		fresh := h.seen.add(ev.ID)
+		var targets []*Subscriber
+		if fresh {
+			for sub := range h.subs[ev.BotID] {
+				if sub.Visible(ev) {
+					targets = append(targets, sub)
+				}
 			}
+		}
+		h.mu.Unlock()
+		for _, sub := range targets {
 			select {
 			case sub.C <- *ev:
+				continue
 			default:
-				// A slow reader is dropped, not buffered without bound;
-				// it reconnects with Last-Event-ID and replays.
-				h.removeLocked(sub)
-				sub.once.Do(func() { close(sub.Gone) })
 			}
+			t := time.NewTimer(slowWait)
+			select {
+			case sub.C <- *ev:
+			case <-sub.Gone:
+			case <-t.C:
+				h.drop(sub)
+			}
+			t.Stop()
 		}
 	}
 }
 
+// slowWait is how long a full stream buffer may stay full.
+const slowWait = 250 * time.Millisecond
+
+func (h *Hub) drop(sub *Subscriber) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.removeLocked(sub)
+	sub.once.Do(func() { close(sub.Gone) })
+}
+
 // published hands committed events to this process's streams. On
 // PostgreSQL the listener does it for every replica (NOTIFY was part of
-// the transaction); on SQLite there is one process and it happens here.
+// the transaction). On SQLite there is one process and one writer, so ids
+// commit in order: everything after the last dispatched id is read, in
+// order, under the dispatch lock.
 func (h *Hub) published(ids []int64) {
 	if len(ids) == 0 || h.s.db.Dialect() == store.Postgres {
 		return
 	}
-	evs, err := h.s.loadEvents(context.Background(), ids)
-	if err != nil {
-		h.s.log.Warn("load events", "err", err)
-		return
+	h.dmu.Lock()
+	defer h.dmu.Unlock()
+	for {
+		evs, err := h.s.eventsAfter(context.Background(), h.local, 500)
+		if err != nil {
+			h.s.log.Warn("load events", "err", err)
+			return
+		}
+		if len(evs) == 0 {
+			return
+		}
+		h.local = evs[len(evs)-1].ID
+		h.dispatchLocked(evs)
+		if len(evs) < 500 {
+			return
+		}
 	}
-	h.dispatch(evs)
 }
 
 // start runs the PostgreSQL listener, reconnecting after failures and
 // catching up from the last dispatched id.
 func (h *Hub) start(ctx context.Context) {
-	if h.s.db.Dialect() != store.Postgres || h.url == "" {
+	if h.s.db.Dialect() != store.Postgres {
+		h.dmu.Lock()
+		defer h.dmu.Unlock()
+		if err := store.Get(ctx, h.s.db.Reader(), &h.local, `SELECT COALESCE(MAX(id), 0) FROM livechat_events`); err != nil {
+			h.s.log.Warn("livechat: last event", "err", err)
+		}
+		return
+	}
+	if h.url == "" {
 		return
 	}
 	ready := make(chan struct{})
@@ -300,7 +350,7 @@ func (h *Hub) listen(ctx context.Context, last *int64, ready func()) error {
 		}
 		ids := parseIDs(n.Payload)
 		// Take every notification already queued, to read their rows at once.
-		for len(ids) < 500 {
+		for len(ids) < 100 {
 			wctx, cancel := context.WithTimeout(ctx, time.Millisecond)
 			m, err := conn.WaitForNotification(wctx)
 			cancel()
