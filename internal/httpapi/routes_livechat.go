@@ -14,6 +14,7 @@ import (
 	"concierge/internal/livechat"
 	"concierge/internal/operator"
 	"concierge/internal/store"
+	"concierge/web"
 )
 
 // Operator-facing live-chat routes. The operator is the X-Operator-Key's,
@@ -132,6 +133,16 @@ func (s *Server) actingOperator(ctx context.Context, oc OperatorContext) (*opera
 
 func (s *Server) livechatRoutes() {
 	tags := []string{"Live chat"}
+	for path, a := range map[string]struct {
+		asset *web.Asset
+		ctype string
+	}{
+		"/operator":     {&web.OperatorPage, "text/html; charset=utf-8"},
+		"/operator.js":  {&web.OperatorScript, "application/javascript; charset=utf-8"},
+		"/operator.css": {&web.OperatorStyle, "text/css; charset=utf-8"},
+	} {
+		s.router.Get(path, func(w http.ResponseWriter, r *http.Request) { serveOperatorAsset(w, r, a.asset, a.ctype) })
+	}
 	register(s, route{id: "handoff", method: http.MethodPost, path: "/operators/handoff", tags: []string{"Chat"}, creds: credBot,
 		limit: limitChat, summary: "Ask for a person",
 		desc: "When the bot has live chat enabled, the plan has live_chat and an operator of the bot is online within " +
@@ -309,6 +320,33 @@ func (s *Server) livechatRoutes() {
 				}, after != 0, nil)
 			}}, nil
 		})
+}
+
+// serveOperatorAsset serves a file of the operator inbox page, gzipped
+// when the client takes it, with a strict CSP on the page.
+func serveOperatorAsset(w http.ResponseWriter, r *http.Request, a *web.Asset, ctype string) {
+	body, etag := a.Body, a.ETag
+	h := w.Header()
+	h.Add("Vary", "Accept-Encoding")
+	if acceptsGzip(r.Header.Values("Accept-Encoding")) {
+		body, etag = a.Gzip, a.GzipETag
+		h.Set("Content-Encoding", "gzip")
+	}
+	h.Set("Content-Type", ctype)
+	h.Set("Cache-Control", "no-cache")
+	h.Set("ETag", etag)
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Content-Security-Policy", web.OperatorCSP)
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("Referrer-Policy", "no-referrer")
+	if etagMatches(r.Header.Values("If-None-Match"), etag) {
+		h.Del("Content-Encoding")
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(body)
 }
 
 func lastEventID(s string) int64 {
