@@ -383,3 +383,18 @@ func (s *Service) VisitorMessage(ctx context.Context, workspaceID, botID, sessio
 	s.hub.published([]int64{eventID})
 	return pub, mode, nil
 }
+
+// Available reports whether a hand-off would reach a person now: live chat
+// on, the bot serving, within business hours and an operator online.
+func (s *Service) Available(ctx context.Context, v *bot.View) bool {
+	lc := v.Bot.LiveChat()
+	if !lc.Enabled || v.IsOffline {
+		return false
+	}
+	now := s.clock.Now()
+	if !withinHours(lc, now) {
+		return false
+	}
+	ok, err := s.anyoneOnline(ctx, v.Bot.WorkspaceID, v.Bot.ID, now)
+	return err == nil && ok
+}

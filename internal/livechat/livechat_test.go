@@ -143,7 +143,11 @@ func TestHandoffAndOperatorFlow(t *testing.T) {
 			t.Fatalf("nobody-online notices: %d, want 1", n)
 		}
 
+		a.Run(t, testkit.Scenario{Name: "nobody available", Method: "GET", Path: "/bots/settings/public",
+			Headers: []string{"X-Bot-Key", w.botKey}, Status: 200, Contains: []string{`"available":false`}})
 		w.online(t, w.op1)
+		a.Run(t, testkit.Scenario{Name: "available", Method: "GET", Path: "/bots/settings/public",
+			Headers: []string{"X-Bot-Key", w.botKey}, Status: 200, Contains: []string{`"available":true`, `"pre_chat_form":false`}})
 		h = w.handoff(t, w.botKey, sid, map[string]any{"message": "I need a human", "name": "Vis <b>itor</b>", "email": "Visitor@Example.com"})
 		if h["status"] != "waiting" || h["queue_position"] != 1.0 || h["timeout_seconds"] != 120.0 {
 			t.Fatalf("handoff: %v", h)
