@@ -27,7 +27,7 @@ type world struct {
 	op1ID           int64
 }
 
-func newWorld(t *testing.T, e testkit.Engine) *world {
+func newWorld(t testing.TB, e testkit.Engine) *world {
 	t.Helper()
 	a := testkit.NewApp(t, e)
 	w := &world{a: a}
@@ -59,7 +59,7 @@ func newWorld(t *testing.T, e testkit.Engine) *world {
 }
 
 // chat sends a visitor message and returns the decoded reply.
-func (w *world) chat(t *testing.T, botKey, msg, session string) map[string]any {
+func (w *world) chat(t testing.TB, botKey, msg, session string) map[string]any {
 	t.Helper()
 	body := map[string]any{"message": msg}
 	if session != "" {
@@ -72,7 +72,7 @@ func (w *world) chat(t *testing.T, botKey, msg, session string) map[string]any {
 	return r.JSON(t)
 }
 
-func (w *world) online(t *testing.T, op []string) {
+func (w *world) online(t testing.TB, op []string) {
 	t.Helper()
 	if r := w.a.Do(t, "PUT", "/operators/me/status", map[string]any{"status": "online"}, op...); r.Status != 200 {
 		t.Fatalf("status: %d %s", r.Status, r.Body)
@@ -85,7 +85,7 @@ func (w *world) balance(t *testing.T) float64 {
 	return r.JSON(t)["balance"].(float64)
 }
 
-func (w *world) handoff(t *testing.T, botKey, session string, extra map[string]any) map[string]any {
+func (w *world) handoff(t testing.TB, botKey, session string, extra map[string]any) map[string]any {
 	t.Helper()
 	body := map[string]any{"session_id": session}
 	for k, v := range extra {

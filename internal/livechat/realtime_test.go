@@ -30,7 +30,7 @@ type stream struct {
 	done   chan struct{}
 }
 
-func openStream(t *testing.T, url string, lastID int64, headers ...string) *stream {
+func openStream(t testing.TB, url string, lastID int64, headers ...string) *stream {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	req, _ := http.NewRequestWithContext(ctx, "GET", url, nil)
@@ -84,7 +84,7 @@ func (s *stream) Close() {
 }
 
 // next waits for the next event of kind (others are skipped).
-func (s *stream) next(t *testing.T, kind string) sseEvent {
+func (s *stream) next(t testing.TB, kind string) sseEvent {
 	t.Helper()
 	timeout := time.After(20 * time.Second)
 	for {
