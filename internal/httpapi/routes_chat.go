@@ -260,7 +260,7 @@ func preflight(next http.Handler) http.Handler {
 			h.Set("Access-Control-Allow-Origin", origin)
 			h.Add("Vary", "Origin")
 			h.Set("Access-Control-Allow-Methods", "GET, POST")
-			h.Set("Access-Control-Allow-Headers", "Content-Type, X-Bot-Key")
+			h.Set("Access-Control-Allow-Headers", "Content-Type, X-Bot-Key, Last-Event-ID")
 			h.Set("Access-Control-Max-Age", "600")
 			w.WriteHeader(http.StatusNoContent)
 			return

@@ -114,7 +114,7 @@ type Hub struct {
 	local  int64 // SQLite: the last event id dispatched
 }
 
-const subscriberBuffer = 256
+const subscriberBuffer = 64
 
 func newHub(s *Service, url string, cap int) *Hub {
 	if cap <= 0 {
