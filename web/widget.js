@@ -62,6 +62,7 @@
     interrupted: 'The answer was interrupted. Please try again.',
     unreachable: 'Chat is unavailable right now. Please try again later.',
     human: 'Talk to a person',
+    first: 'Please write your question first, then ask for a person.',
     waiting: 'We are connecting you with a person…',
     joined: 'A person has joined the conversation.',
     typing: 'Typing…',
@@ -831,7 +832,7 @@
   // Live chat: ask for a person, then follow the conversation's events
   // (operator messages, typing, mode changes) with Last-Event-ID resumes.
   function handoff() {
-    if (!st.session) { notice(T.human + ': ' + T.message); return; }
+    if (!st.session) { notice(T.first); return; }
     ui.talk.disabled = true;
     request('/operators/handoff', { method: 'POST', body: { session_id: st.session } }).then(function (res) {
       return res.ok ? res.json() : errorText(res).then(function (msg) { throw { friendly: msg }; });

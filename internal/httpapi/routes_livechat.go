@@ -292,9 +292,9 @@ func (s *Server) livechatRoutes() {
 			}
 			s.livechat.StreamSeen(ctx, op)
 			return &huma.StreamResponse{Body: func(hctx huma.Context) {
-				s.streamEvents(ctx, hctx, sub, func() ([]livechat.Event, error) {
-					return s.livechat.Replay(ctx, op.WorkspaceID, op.BotID, 0, after, 1000)
-				}, after != 0, func() { s.livechat.StreamSeen(ctx, op) })
+				s.streamEvents(ctx, hctx, sub, func(after int64) ([]livechat.Event, error) {
+					return s.livechat.Replay(ctx, op.WorkspaceID, op.BotID, 0, after, replayPage)
+				}, after, func() { s.livechat.StreamSeen(ctx, op) })
 			}}, nil
 		})
 
@@ -315,9 +315,9 @@ func (s *Server) livechatRoutes() {
 				return nil, err
 			}
 			return &huma.StreamResponse{Body: func(hctx huma.Context) {
-				s.streamEvents(ctx, hctx, sub, func() ([]livechat.Event, error) {
-					return s.livechat.Replay(ctx, b.WorkspaceID, b.ID, sid, after, 1000)
-				}, after != 0, nil)
+				s.streamEvents(ctx, hctx, sub, func(after int64) ([]livechat.Event, error) {
+					return s.livechat.Replay(ctx, b.WorkspaceID, b.ID, sid, after, replayPage)
+				}, after, nil)
 			}}, nil
 		})
 }
@@ -357,6 +357,9 @@ func lastEventID(s string) int64 {
 	return id
 }
 
+// replayPage is how many missed events one replay query reads.
+const replayPage = 500
+
 // heartbeat is the interval of the SSE comment that keeps proxies open.
 var heartbeat = 15 * time.Second
 
@@ -365,7 +368,7 @@ var heartbeat = 15 * time.Second
 // already sent, with a heartbeat; it ends when the client leaves or the
 // hub drops a slow reader.
 func (s *Server) streamEvents(ctx context.Context, hctx huma.Context, sub *livechat.Subscriber,
-	replay func() ([]livechat.Event, error), doReplay bool, tick func()) {
+	replay func(after int64) ([]livechat.Event, error), after int64, tick func()) {
 	defer s.livechat.Hub().Unsubscribe(sub)
 	w := hctx.BodyWriter()
 	var rc *http.ResponseController
@@ -391,13 +394,14 @@ func (s *Server) streamEvents(ctx context.Context, hctx huma.Context, sub *livec
 		return
 	}
 	sent := map[int64]bool{}
-	if doReplay {
-		evs, err := replay()
+	for after > 0 { // replay page by page
+		evs, err := replay(after)
 		if err != nil {
 			s.log.Warn("replay", "err", err)
 			return
 		}
 		for i := range evs {
+			after = evs[i].ID
 			if !sub.Visible(&evs[i]) {
 				continue
 			}
@@ -405,6 +409,9 @@ func (s *Server) streamEvents(ctx context.Context, hctx huma.Context, sub *livec
 			if write(&evs[i]) != nil {
 				return
 			}
+		}
+		if len(evs) < replayPage {
+			break
 		}
 	}
 	if flush() != nil {
