@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -32,6 +33,9 @@ func TestBrowserLiveChat(t *testing.T) {
 	vis.ask("Hello " + xss)
 	vis.until("the talk-to-a-person button", w(`return !S.querySelector('.k').hidden`))
 	vis.do(chromedp.Click(in(".k")))
+	vis.until("the hand-off form", w(`return !!S.querySelector('.hf')`))
+	vis.do(chromedp.SendKeys(in(".hf input[type=text]"), "Vera "+xss), chromedp.SendKeys(in(".hf input[type=email]"), "vera@example.com"),
+		chromedp.Click(in(".hf button")))
 	vis.until("the waiting notice", w(`return Array.from(S.querySelectorAll('.m.e .b')).some(e => e.textContent.includes('connecting you'))`))
 
 	// The operator's page.
@@ -40,6 +44,9 @@ func TestBrowserLiveChat(t *testing.T) {
 	opb.do(chromedp.SendKeys("#email", "agent@example.com"), chromedp.SendKeys("#password", "agent password"),
 		chromedp.Click(`#signin-form button`))
 	opb.until("the queue", `document.querySelectorAll('#list li').length === 1`)
+	if got := eval[string](opb, `document.querySelector('#list li strong').textContent`); got != "Vera "+xss {
+		t.Errorf("visitor name in the queue: %q", got)
+	}
 	opb.do(chromedp.Click("#list li"))
 	opb.until("the transcript", `Array.from(document.querySelectorAll('#transcript li')).some(e => e.textContent.includes('Hello <img'))`)
 	opb.do(chromedp.Click("#claim"))
@@ -54,6 +61,9 @@ func TestBrowserLiveChat(t *testing.T) {
 
 	opb.do(chromedp.Click("#close"))
 	vis.until("the closed notice", w(`return Array.from(S.querySelectorAll('.m.e .b')).some(e => e.textContent.includes('closed'))`))
+	if m := a.Mailbox.WaitFor(t, "vera@example.com", 1); !strings.Contains(m[0].Text, "Thanks, person") {
+		t.Errorf("transcript e-mail: %s", m[0].Text)
+	}
 	for _, b := range []*browser{vis, opb} {
 		if eval[bool](b, `window.__xss === 1`) {
 			t.Fatal("a payload ran")

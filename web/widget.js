@@ -63,6 +63,8 @@
     unreachable: 'Chat is unavailable right now. Please try again later.',
     human: 'Talk to a person',
     first: 'Please write your question first, then ask for a person.',
+    name: 'Your name',
+    email: 'Your e-mail',
     waiting: 'We are connecting you with a person…',
     joined: 'A person has joined the conversation.',
     typing: 'Typing…',
@@ -245,7 +247,10 @@
     'form button{width:40px;height:40px;border-radius:10px;background:var(--p);color:var(--on);display:flex;align-items:center;justify-content:center}',
     '.z{font-size:11px;color:var(--mu);text-align:center;padding:0 0 8px}',
     '.k{margin:4px 12px 0;padding:6px 10px;border:1px solid var(--p);border-radius:8px;background:transparent;color:inherit;cursor:pointer;font:inherit}',
-    '.m.o .b{border-left:3px solid var(--p)}'
+    '.m.o .b{border-left:3px solid var(--p)}',
+    '.hf{display:flex;flex-wrap:wrap;gap:6px;padding:6px 0;border:0}',
+    '.hf input{flex:1 1 120px;font:inherit;padding:6px;border:1px solid var(--bd);border-radius:8px}',
+    '.hf button{width:auto;padding:0 10px}'
   ].join('\n');
 
   var ICONS = {
@@ -831,14 +836,32 @@
 
   // Live chat: ask for a person, then follow the conversation's events
   // (operator messages, typing, mode changes) with Last-Event-ID resumes.
+  // handoff shows the hand-off form (name, e-mail: stored as a lead), then
+  // asks for a person.
   function handoff() {
     if (!st.session) { notice(T.first); return; }
-    ui.talk.disabled = true;
-    request('/operators/handoff', { method: 'POST', body: { session_id: st.session } }).then(function (res) {
-      return res.ok ? res.json() : errorText(res).then(function (msg) { throw { friendly: msg }; });
-    }).then(function (h) {
-      if (h.status === 'waiting' || h.status === 'human') { notice(T.waiting); live(); } else notice(str(h.away_message, 500) || T.unavailable);
-    }).catch(function (e) { notice((e && e.friendly) || T.network); }).then(function () { ui.talk.disabled = false; });
+    if (ui.hf) { ui.hf.querySelector('input').focus(); return; }
+    var name = el('input', { type: 'text', maxlength: 100, autocomplete: 'name', 'aria-label': T.name, placeholder: T.name });
+    var mail = el('input', { type: 'email', maxlength: 254, autocomplete: 'email', 'aria-label': T.email, placeholder: T.email });
+    var go = el('button', { type: 'submit', text: T.human });
+    ui.hf = el('form', { class: 'hf', onsubmit: safe(function (ev) {
+      ev.preventDefault();
+      var who = { session_id: st.session, name: name.value.trim().slice(0, 100), email: mail.value.trim().slice(0, 254) };
+      ui.hf.parentNode.removeChild(ui.hf);
+      ui.hf = null;
+      var lead = who.name || who.email ? request('/chat/lead-capture', { method: 'POST',
+        body: { session_id: who.session_id, name: who.name || undefined, email: who.email || undefined, source: 'handoff' } }).catch(noop) : Promise.resolve();
+      ui.talk.disabled = true;
+      lead.then(function () {
+        return request('/operators/handoff', { method: 'POST', body: who });
+      }).then(function (res) {
+        return res.ok ? res.json() : errorText(res).then(function (msg) { throw { friendly: msg }; });
+      }).then(function (h) {
+        if (h.status === 'waiting' || h.status === 'human') { notice(T.waiting); live(); } else notice(str(h.away_message, 500) || T.unavailable);
+      }).catch(function (e) { notice((e && e.friendly) || T.network); }).then(function () { ui.talk.disabled = false; });
+    }) }, [name, mail, go]);
+    addRow(ui.hf);
+    name.focus();
   }
 
   function live() {
