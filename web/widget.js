@@ -60,7 +60,16 @@
     network: 'We could not reach the assistant. Please check your connection and try again.',
     server: 'Something went wrong on our side. Please try again in a moment.',
     interrupted: 'The answer was interrupted. Please try again.',
-    unreachable: 'Chat is unavailable right now. Please try again later.'
+    unreachable: 'Chat is unavailable right now. Please try again later.',
+    human: 'Talk to a person',
+    first: 'Please write your question first, then ask for a person.',
+    name: 'Your name',
+    email: 'Your e-mail',
+    waiting: 'We are connecting you with a person…',
+    joined: 'A person has joined the conversation.',
+    typing: 'Typing…',
+    back: 'You are talking with the assistant again.',
+    closed: 'The conversation was closed. Thank you!'
   };
 
   function findScript() {
@@ -236,7 +245,12 @@
     'padding:8px 10px;min-height:40px;max-height:120px}',
     'textarea:focus-visible{outline:2px solid var(--p);outline-offset:0;border-color:var(--p)}',
     'form button{width:40px;height:40px;border-radius:10px;background:var(--p);color:var(--on);display:flex;align-items:center;justify-content:center}',
-    '.z{font-size:11px;color:var(--mu);text-align:center;padding:0 0 8px}'
+    '.z{font-size:11px;color:var(--mu);text-align:center;padding:0 0 8px}',
+    '.k{margin:4px 12px 0;padding:6px 10px;border:1px solid var(--p);border-radius:8px;background:transparent;color:inherit;cursor:pointer;font:inherit}',
+    '.m.o .b{border-left:3px solid var(--p)}',
+    '.hf{display:flex;flex-wrap:wrap;gap:6px;padding:6px 0;border:0}',
+    '.hf input{flex:1 1 120px;font:inherit;padding:6px;border:1px solid var(--bd);border-radius:8px}',
+    '.hf button{width:auto;padding:0 10px}'
   ].join('\n');
 
   var ICONS = {
@@ -309,6 +323,7 @@
     opts = opts || {};
     var headers = { 'X-Bot-Key': botKey };
     if (opts.body !== undefined) headers['Content-Type'] = 'application/json';
+    if (opts.headers) for (var h in opts.headers) headers[h] = opts.headers[h];
     var init = {
       method: opts.method || 'GET',
       headers: headers,
@@ -440,10 +455,11 @@
     ui.input = el('textarea', { rows: 1, maxlength: MAX_INPUT, 'aria-label': T.message, placeholder: T.placeholder, onkeydown: onInputKey });
     ui.send = el('button', { type: 'submit', 'aria-label': T.send }, [icon('send')]);
     ui.form = el('form', { hidden: true, onsubmit: onSubmit }, [ui.input, ui.send]);
+    ui.talk = el('button', { type: 'button', class: 'k', text: T.human, hidden: true, onclick: safe(handoff) });
     ui.brand = el('div', { class: 'z', text: T.brand, hidden: true });
     ui.panel = el('div', { class: 'p', role: 'dialog', 'aria-label': T.title, hidden: true }, [
       el('div', { class: 'h' }, [ui.avatar, el('div', { class: 't' }, [ui.name, ui.sub]), ui.closeBtn]),
-      ui.log, ui.form, ui.brand
+      ui.log, ui.talk, ui.form, ui.brand
     ]);
     ui.root.appendChild(ui.panel);
     ui.root.appendChild(ui.launcher);
@@ -515,6 +531,8 @@
       ui.mark = el('div', { hidden: true });
       ui.log.appendChild(ui.mark);
     }
+    var lc = s.live_chat && typeof s.live_chat === 'object' ? s.live_chat : {};
+    ui.talk.hidden = !!s.is_offline || lc.available !== true;
     setLauncherIcon();
     ui.launcher.hidden = false;
     if (st.session) sendContext();
@@ -791,6 +809,12 @@
         notice(T.interrupted);
         return;
       }
+      if (fin.mode === 'waiting' || fin.mode === 'human') {
+        // The message went to a person: their answer comes as an event.
+        if (m.row.parentNode) m.row.parentNode.removeChild(m.row);
+        live();
+        return;
+      }
       finish(m, fin.sources, fin.message_id);
       scrollDown();
     }).catch(function (e) {
@@ -808,6 +832,93 @@
         return ask(text, false);
       }
     });
+  }
+
+  // Live chat: ask for a person, then follow the conversation's events
+  // (operator messages, typing, mode changes) with Last-Event-ID resumes.
+  // handoff shows the hand-off form (name, e-mail: stored as a lead), then
+  // asks for a person.
+  function handoff() {
+    if (!st.session) { notice(T.first); return; }
+    if (ui.hf) { ui.hf.querySelector('input').focus(); return; }
+    var name = el('input', { type: 'text', maxlength: 100, autocomplete: 'name', 'aria-label': T.name, placeholder: T.name });
+    var mail = el('input', { type: 'email', maxlength: 254, autocomplete: 'email', 'aria-label': T.email, placeholder: T.email });
+    var go = el('button', { type: 'submit', text: T.human });
+    ui.hf = el('form', { class: 'hf', onsubmit: safe(function (ev) {
+      ev.preventDefault();
+      var who = { session_id: st.session, name: name.value.trim().slice(0, 100), email: mail.value.trim().slice(0, 254) };
+      ui.hf.parentNode.removeChild(ui.hf);
+      ui.hf = null;
+      var lead = who.name || who.email ? request('/chat/lead-capture', { method: 'POST',
+        body: { session_id: who.session_id, name: who.name || undefined, email: who.email || undefined, source: 'handoff' } }).catch(noop) : Promise.resolve();
+      ui.talk.disabled = true;
+      lead.then(function () {
+        return request('/operators/handoff', { method: 'POST', body: who });
+      }).then(function (res) {
+        return res.ok ? res.json() : errorText(res).then(function (msg) { throw { friendly: msg }; });
+      }).then(function (h) {
+        if (h.status === 'waiting' || h.status === 'human') { notice(T.waiting); live(); } else notice(str(h.away_message, 500) || T.unavailable);
+      }).catch(function (e) { notice((e && e.friendly) || T.network); }).then(function () { ui.talk.disabled = false; });
+    }) }, [name, mail, go]);
+    addRow(ui.hf);
+    name.focus();
+  }
+
+  function live() {
+    if (st.live || !st.session || typeof TextDecoder !== 'function') return;
+    var sid = st.session;
+    st.live = { last: st.live_last || 0 };
+    var ctl = typeof AbortController === 'function' ? new AbortController() : null;
+    st.live.ctl = ctl;
+    var typing = null;
+    var stop = function () { if (ctl) ctl.abort(); st.live = null; };
+    var on = function (kind, d) {
+      if (!d || d.session_id !== sid) return;
+      if (kind === 'message' && d.role === 'operator') {
+        if (typing) { if (typing.row.parentNode) typing.row.parentNode.removeChild(typing.row); typing = null; }
+        var b = bubble('a', str(d.text, 4000));
+        b.row.classList.add('o');
+        addRow(b.row);
+      } else if (kind === 'typing' && !typing) {
+        typing = notice(T.typing);
+        setTimeout(function () { if (typing && typing.row.parentNode) typing.row.parentNode.removeChild(typing.row); typing = null; }, 4000);
+      } else if (kind === 'mode') {
+        if (d.mode === 'human') notice(T.joined);
+        if (d.mode === 'bot') { notice(T.back); stop(); }
+        if (d.mode === 'closed') { notice(T.closed); stop(); }
+      }
+    };
+    var path = '/chat/events/' + encodeURIComponent(sid);
+    var opts = { signal: ctl ? ctl.signal : undefined };
+    var go = function () {
+      var headers = st.live && st.live.last ? { 'Last-Event-ID': String(st.live.last) } : null;
+      opts.headers = headers;
+      return request(path, opts).then(function (res) {
+        if (!res.ok || !res.body) throw new Error('events ' + res.status);
+        var reader = res.body.getReader(), dec = new TextDecoder(), buf = '';
+        var pump = function () {
+          return reader.read().then(function (r) {
+            if (r.done) throw new Error('events closed');
+            buf += dec.decode(r.value, { stream: true });
+            var i;
+            while ((i = buf.indexOf('\n\n')) >= 0) {
+              var id = 0, kind = '', data = '';
+              buf.slice(0, i).split('\n').forEach(function (l) {
+                if (l.indexOf('id: ') === 0) id = parseInt(l.slice(4), 10) || 0;
+                else if (l.indexOf('event: ') === 0) kind = l.slice(7);
+                else if (l.indexOf('data: ') === 0) data += l.slice(6);
+              });
+              buf = buf.slice(i + 2);
+              if (id && st.live) st.live.last = st.live_last = id;
+              if (kind) on(kind, parseJSON(data));
+            }
+            return st.live ? pump() : null;
+          });
+        };
+        return pump();
+      }).catch(function () { if (st.live) setTimeout(go, 3000); });
+    };
+    go();
   }
 
   function boot() {

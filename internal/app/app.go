@@ -32,6 +32,7 @@ import (
 	"concierge/internal/lead"
 	"concierge/internal/lead/emailcheck"
 	"concierge/internal/lead/refine"
+	"concierge/internal/livechat"
 	"concierge/internal/mail"
 	"concierge/internal/operator"
 	"concierge/internal/payment"
@@ -97,6 +98,7 @@ type App struct {
 	Chat          *chat.Service
 	Leads         *lead.Service
 	Webhooks      *webhook.Service
+	LiveChat      *livechat.Service
 	Mailer        mail.Mailer
 	Limiter       ratelimit.Limiter
 	HTTP          *httpapi.Server
@@ -261,6 +263,10 @@ func New(ctx context.Context, cfg config.Config, opts Options) (_ *App, err erro
 	a.Leads = lead.New(lead.Deps{DB: a.DB, Billing: a.Billing, Bots: a.Bots, Queue: a.Queue, Checker: checker,
 		Refiner: refiner, Clock: a.Clock, Logger: a.Log}, opts.Leads)
 	a.Leads.RegisterJobs(a.Pool)
+	a.LiveChat = livechat.New(livechat.Deps{DB: a.DB, Billing: a.Billing, Queue: a.Queue, Clock: a.Clock, Logger: a.Log,
+		DatabaseURL: cfg.DatabaseURL.Reveal()})
+	a.LiveChat.RegisterJobs(a.Pool)
+	a.Chat.SetRelay(a.LiveChat)
 
 	// Webhooks get a client of their own: redirects are never followed
 	// (a 3xx is a failed attempt) and the attempt timeout is theirs.
@@ -312,6 +318,7 @@ func New(ctx context.Context, cfg config.Config, opts Options) (_ *App, err erro
 		AccessLog:        cfg.AccessLog,
 		Registry:         a.Registry,
 		MetricsToken:     cfg.MetricsToken.Reveal(),
+		LiveChat:         a.LiveChat,
 	})
 	return a, nil
 }
@@ -374,6 +381,7 @@ func (a *App) Serve(ctx context.Context, ln net.Listener) error {
 	}
 	a.Pool.Start()
 	a.Webhooks.Start()
+	a.LiveChat.Start(ctx)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 
@@ -385,6 +393,7 @@ func (a *App) Serve(ctx context.Context, ln net.Listener) error {
 	a.Log.Info("shutting down")
 	sctx, cancel := context.WithTimeout(context.Background(), a.Config.ShutdownTimeout)
 	defer cancel()
+	a.LiveChat.Hub().CloseAll() // open event streams end; clients reconnect elsewhere
 	if err := srv.Shutdown(sctx); err != nil {
 		a.Log.Warn("http shutdown", "err", err)
 	}

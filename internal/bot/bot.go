@@ -74,6 +74,23 @@ type LiveChat struct {
 	BusinessHours   []Hours  `json:"business_hours,omitempty" maxItems:"14"`
 	// OfferContactForm shows a contact form when nobody is available.
 	OfferContactForm bool `json:"offer_contact_form"`
+	// HandoffTimeoutSeconds: a hand-off nobody claims within this time goes
+	// back to the bot. 0 when read back from storage means the default.
+	HandoffTimeoutSeconds int `json:"handoff_timeout_seconds,omitempty" minimum:"10" maximum:"3600" doc:"Seconds a hand-off waits for an operator before the conversation goes back to the bot; default 120."`
+	// PreChatForm asks the visitor for a name and e-mail before the first
+	// message (the widget's pre-chat form).
+	PreChatForm bool `json:"pre_chat_form,omitempty" doc:"The widget asks for name and e-mail before the first message."`
+}
+
+// DefaultHandoffTimeout is the hand-off timeout of a bot that sets none.
+const DefaultHandoffTimeout = 120 * time.Second
+
+// HandoffTimeout is how long a hand-off waits for an operator.
+func (l LiveChat) HandoffTimeout() time.Duration {
+	if l.HandoffTimeoutSeconds <= 0 {
+		return DefaultHandoffTimeout
+	}
+	return time.Duration(l.HandoffTimeoutSeconds) * time.Second
 }
 
 // Hours is one opening interval.
@@ -134,7 +151,13 @@ func (b *Bot) Appearance() Appearance { return decode[Appearance](b.AppearanceJS
 func (b *Bot) Copy() Copy { return decode[Copy](b.CopyJSON) }
 
 // LiveChat decodes the stored live-chat settings.
-func (b *Bot) LiveChat() LiveChat { return decode[LiveChat](b.LiveChatJSON) }
+func (b *Bot) LiveChat() LiveChat {
+	l := decode[LiveChat](b.LiveChatJSON)
+	if l.HandoffTimeoutSeconds <= 0 {
+		l.HandoffTimeoutSeconds = int(DefaultHandoffTimeout / time.Second)
+	}
+	return l
+}
 
 // Qualification decodes the stored qualification settings, with the BANT
 // preset's defaults when none were set.

@@ -271,3 +271,43 @@ func TestDeleteLeavesNothingBehind(t *testing.T) {
 		}
 	})
 }
+
+// Every settings group takes any subset of its fields (RFC 7396).
+func TestSettingsGroupsTakeAnySubset(t *testing.T) {
+	testkit.ForEachEngine(t, func(t *testing.T, e testkit.Engine) {
+		a := testkit.NewApp(t, e)
+		key, _ := a.Register(t, "owner@example.com")
+		id, _ := createBot(t, a, key, "Support")
+		auth := []string{"X-API-Key", key}
+		path := fmt.Sprintf("/bots/%d", id)
+		lc := func(r *testkit.Response) map[string]any { return r.JSON(t)["live_chat"].(map[string]any) }
+		a.Run(t,
+			testkit.Scenario{Name: "enabled alone", Method: "PATCH", Path: path, Headers: auth, Status: 200,
+				Body: map[string]any{"live_chat": map[string]any{"enabled": true}},
+				Check: func(t *testing.T, r *testkit.Response) {
+					if l := lc(r); l["enabled"] != true || l["offer_contact_form"] != false || l["handoff_timeout_seconds"] != 120.0 {
+						t.Errorf("live_chat: %v", l)
+					}
+				}},
+			testkit.Scenario{Name: "timeout alone keeps enabled", Method: "PATCH", Path: path, Headers: auth, Status: 200,
+				Body: map[string]any{"live_chat": map[string]any{"handoff_timeout_seconds": 300, "offer_contact_form": true}},
+				Check: func(t *testing.T, r *testkit.Response) {
+					if l := lc(r); l["enabled"] != true || l["offer_contact_form"] != true || l["handoff_timeout_seconds"] != 300.0 {
+						t.Errorf("live_chat: %v", l)
+					}
+				}},
+			testkit.Scenario{Name: "timeout too short", Method: "PATCH", Path: path, Headers: auth, Status: 422,
+				Body: map[string]any{"live_chat": map[string]any{"handoff_timeout_seconds": 5}}, Contains: []string{"handoff_timeout_seconds"}},
+			testkit.Scenario{Name: "one threshold", Method: "PATCH", Path: path, Headers: auth, Status: 200,
+				Body: map[string]any{"qualification": map[string]any{"thresholds": map[string]any{"sql": 80}}},
+				Check: func(t *testing.T, r *testkit.Response) {
+					q := r.JSON(t)["qualification"].(map[string]any)
+					if th := q["thresholds"].(map[string]any); th["sql"] != 80.0 || q["framework"] != "bant" {
+						t.Errorf("qualification: %v", q)
+					}
+				}},
+			testkit.Scenario{Name: "weights alone", Method: "PATCH", Path: path, Headers: auth, Status: 200,
+				Body: map[string]any{"qualification": map[string]any{"weights": map[string]any{"budget": 10}}}},
+		)
+	})
+}

@@ -88,6 +88,10 @@ func apply(b *Bot, fields map[string]json.RawMessage, restricted bool, gate Gate
 			}
 		case "live_chat":
 			if v, ok := mergeGroup[LiveChat](&errs, key, b.LiveChatJSON, raw); ok {
+				if t := v.HandoffTimeoutSeconds; t != 0 && (t < 10 || t > 3600) {
+					errs.add("live_chat.handoff_timeout_seconds", "must be between 10 and 3600", "value_error")
+					continue
+				}
 				if v.Enabled && !b.LiveChat().Enabled && gate != nil {
 					if err := gate.Require("live_chat"); err != nil {
 						return err
@@ -96,7 +100,7 @@ func apply(b *Bot, fields map[string]json.RawMessage, restricted bool, gate Gate
 				b.LiveChatJSON = encode(v)
 			}
 		case "qualification":
-			if v, ok := mergeGroup[Qualification](&errs, key, b.QualificationJSON, raw); ok {
+			if v, ok := mergeGroup[Qualification](&errs, key, withDefaultThresholds(b.QualificationJSON), raw); ok {
 				checkQualification(&errs, &v)
 				b.QualificationJSON = encode(v)
 			}
@@ -196,6 +200,20 @@ func mergeGroup[T any](errs *fieldErrors, key, stored string, patch json.RawMess
 		return zero, false
 	}
 	return v, true
+}
+
+// withDefaultThresholds makes the default thresholds explicit in a stored
+// qualification group, so a patch of one threshold merges into them.
+func withDefaultThresholds(stored string) string {
+	var q map[string]any
+	_ = json.Unmarshal([]byte(stored), &q)
+	if q == nil {
+		q = map[string]any{}
+	}
+	if _, ok := q["thresholds"]; !ok {
+		q["thresholds"] = DefaultThresholds
+	}
+	return encode(q)
 }
 
 // mergePatch applies an RFC 7396 merge patch.

@@ -36,6 +36,8 @@ const (
 const (
 	RoleUser      = "user"
 	RoleAssistant = "assistant"
+	// RoleOperator is a live-chat operator's message (written by livechat).
+	RoleOperator = "operator"
 
 	StatusPending   = "pending"
 	StatusCompleted = "completed"
@@ -106,7 +108,30 @@ type Service struct {
 	log       *slog.Logger
 	opts      Options
 	replies   *replyBatcher // writes composed replies
+	relay     Relay         // live chat: takes messages while a person handles the conversation
 }
+
+// Conversation modes (live chat). In ModeWaiting and ModeHuman the
+// visitor's messages go to the operators through the Relay: no retrieval,
+// no answerer, no credit.
+const (
+	ModeBot     = "bot"
+	ModeWaiting = "waiting"
+	ModeHuman   = "human"
+	ModeClosed  = "closed"
+)
+
+// Relay delivers a visitor's message to the live-chat operators. It is
+// declared here, where it is used; the livechat package implements it.
+type Relay interface {
+	// VisitorMessage stores text as a visitor message of the session and
+	// tells the operators. It returns the message's public id and the
+	// conversation's mode after it.
+	VisitorMessage(ctx context.Context, workspaceID, botID, sessionID int64, text string) (messageID, mode string, err error)
+}
+
+// SetRelay installs the live-chat relay (wiring; before serving).
+func (s *Service) SetRelay(r Relay) { s.relay = r }
 
 // New returns a Service.
 func New(db *store.DB, bots *bot.Service, bill *billing.Service, ret *retrieval.Service, answerer Answerer,
@@ -145,6 +170,12 @@ type Reply struct {
 	Offline   bool     `json:"offline,omitempty"`
 	Preview   bool     `json:"preview,omitempty"`
 	Credits   int64    `json:"credits_charged"`
+	// Mode is the conversation's mode after this message: bot, or
+	// waiting/human when the message went to a person (reply is then empty).
+	Mode string `json:"mode" enum:"bot,waiting,human,closed" doc:"bot: the bot answered. waiting/human: the message went to a live-chat operator; no reply text, nothing charged."`
+	// HandoffAvailable: the bot offers a person (live chat is on and the
+	// bot had no answer); the widget may then call POST /operators/handoff.
+	HandoffAvailable bool `json:"handoff_available" doc:"The reply offers a person: POST /operators/handoff may follow."`
 }
 
 // Turn state between Begin and Finish.
@@ -182,6 +213,8 @@ type Exchange struct {
 	SessionID string
 	Sources   []Source
 	Offline   bool
+	// Mode is bot, or waiting/human when the message goes to a person.
+	Mode string
 }
 
 // Begin validates a request, opens or continues its session, and checks
@@ -210,11 +243,16 @@ func (s *Service) Begin(ctx context.Context, req Request) (*Exchange, error) {
 			return nil, err
 		}
 		p.sessionID, p.publicID = sess.ID, sess.PublicID
+		if (sess.Mode == ModeWaiting || sess.Mode == ModeHuman) && !req.Bot.IsOffline && !req.Preview && s.relay != nil {
+			// A person handles this conversation: no retrieval, no
+			// answerer, no credit.
+			return &Exchange{s: s, p: p, SessionID: sess.PublicID, Sources: []Source{}, Mode: sess.Mode}, nil
+		}
 		if p.history, err = s.recentTurns(ctx, b.WorkspaceID, sess.ID, historyTurns); err != nil {
 			return nil, err
 		}
 	}
-	ex := &Exchange{s: s, p: p}
+	ex := &Exchange{s: s, p: p, Mode: ModeBot}
 	if req.Bot.IsOffline {
 		// Spec section 3: no retrieval, no model, no charge.
 		if err := s.openSession(ctx, p); err != nil {
@@ -268,8 +306,27 @@ func retrievalQuery(msg string, history []Turn) string {
 // Run produces the reply, passing its text to emit as it comes, and
 // settles the credit: charged when the reply completed, refunded
 // otherwise. A failure before the first emitted text is returned as the
-// error with nothing charged.
+// error with nothing charged. While a person handles the conversation the
+// message goes to them instead, and the reply is empty.
 func (ex *Exchange) Run(ctx context.Context, emit func(string) error) (*Reply, error) {
+	if ex.Mode == ModeWaiting || ex.Mode == ModeHuman {
+		b := ex.p.req.Bot.Bot
+		id, mode, err := ex.s.relay.VisitorMessage(ctx, b.WorkspaceID, b.ID, ex.p.sessionID, ex.p.req.Message)
+		if err != nil {
+			return nil, err
+		}
+		ex.p.msgPublic, ex.Mode = id, mode
+		return &Reply{SessionID: ex.SessionID, MessageID: id, Sources: []Source{}, Mode: mode}, nil
+	}
+	r, err := ex.run(ctx, emit)
+	if r != nil {
+		r.Mode = ModeBot
+		r.HandoffAvailable = !r.Answered && !r.Offline && !r.Preview && ex.p.req.Bot.Bot.LiveChat().Enabled
+	}
+	return r, err
+}
+
+func (ex *Exchange) run(ctx context.Context, emit func(string) error) (*Reply, error) {
 	s, p := ex.s, ex.p
 	b := p.req.Bot.Bot
 	if ex.Offline {

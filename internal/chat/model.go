@@ -145,7 +145,7 @@ func messages(p Prompt) []llm.Message {
 	var out []llm.Message
 	for _, t := range p.History {
 		role := llm.RoleUser
-		if t.Role == RoleAssistant {
+		if t.Role == RoleAssistant || t.Role == RoleOperator {
 			role = llm.RoleAssistant
 		}
 		out = append(out, llm.Message{Role: role, Content: t.Text})

@@ -22,13 +22,14 @@ const jobSettle = "chat.settle"
 type sessionRow struct {
 	ID       int64  `db:"id"`
 	PublicID string `db:"public_id"`
+	Mode     string `db:"mode"`
 }
 
 // session finds a session of this bot; any other (another bot's, another
 // workspace's, unknown) is the same 404.
 func (s *Service) session(ctx context.Context, workspaceID, botID int64, publicID string) (*sessionRow, error) {
 	var r sessionRow
-	err := store.Get(ctx, s.db.Reader(), &r, `SELECT id, public_id FROM chat_sessions
+	err := store.Get(ctx, s.db.Reader(), &r, `SELECT id, public_id, mode FROM chat_sessions
 		WHERE public_id = ? AND bot_id = ? AND workspace_id = ?`, publicID, botID, workspaceID)
 	if store.IsNotFound(err) {
 		return nil, apperr.NotFound("session not found")

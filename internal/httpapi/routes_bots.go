@@ -83,17 +83,17 @@ func optTime(t *time.Time) *string {
 // object groups are merged (RFC 7396) into what is stored. Unknown fields
 // (ids, keys, is_offline, subscription references) are ignored.
 type BotSettings struct {
-	Greeting          *string            `json:"greeting,omitempty" maxLength:"1000"`
-	Prompt            *string            `json:"prompt,omitempty" maxLength:"8000"`
-	Tone              *toneInput         `json:"tone,omitempty"`
-	Appearance        *bot.Appearance    `json:"appearance,omitempty"`
-	Copy              *bot.Copy          `json:"copy,omitempty"`
-	LiveChat          *bot.LiveChat      `json:"live_chat,omitempty"`
-	Qualification     *bot.Qualification `json:"qualification,omitempty"`
-	AllowedOrigins    []string           `json:"allowed_origins,omitempty" maxItems:"50" doc:"Replaces the list. Not writable under an impersonation session."`
-	NotificationEmail *string            `json:"notification_email,omitempty" nullable:"true" maxLength:"254" doc:"Not writable under an impersonation session."`
-	ReplyToEmail      *string            `json:"reply_to_email,omitempty" nullable:"true" maxLength:"254" doc:"Not writable under an impersonation session."`
-	OfflineMessage    *string            `json:"offline_message,omitempty" maxLength:"1000"`
+	Greeting          *string             `json:"greeting,omitempty" maxLength:"1000"`
+	Prompt            *string             `json:"prompt,omitempty" maxLength:"8000"`
+	Tone              *toneInput          `json:"tone,omitempty"`
+	Appearance        *bot.Appearance     `json:"appearance,omitempty"`
+	Copy              *bot.Copy           `json:"copy,omitempty"`
+	LiveChat          *liveChatPatch      `json:"live_chat,omitempty"`
+	Qualification     *qualificationPatch `json:"qualification,omitempty"`
+	AllowedOrigins    []string            `json:"allowed_origins,omitempty" maxItems:"50" doc:"Replaces the list. Not writable under an impersonation session."`
+	NotificationEmail *string             `json:"notification_email,omitempty" nullable:"true" maxLength:"254" doc:"Not writable under an impersonation session."`
+	ReplyToEmail      *string             `json:"reply_to_email,omitempty" nullable:"true" maxLength:"254" doc:"Not writable under an impersonation session."`
+	OfflineMessage    *string             `json:"offline_message,omitempty" maxLength:"1000"`
 }
 
 type toneInput struct {

@@ -24,6 +24,10 @@ type PublicLiveChat struct {
 	Enabled          bool   `json:"enabled"`
 	OfferContactForm bool   `json:"offer_contact_form"`
 	AwayMessage      string `json:"away_message,omitempty"`
+	// Available: a hand-off would reach a person now (an operator online,
+	// within business hours); the widget then offers "talk to a person".
+	Available   bool `json:"available" doc:"A hand-off (POST /operators/handoff) would reach a person now."`
+	PreChatForm bool `json:"pre_chat_form" doc:"Ask for name and e-mail before the first message."`
 }
 
 func publicSettings(v *bot.View) PublicSettingsView {
@@ -98,7 +102,14 @@ func (s *Server) botSettingRoutes(tags []string) {
 			if err != nil {
 				return nil, err
 			}
-			return &publicSettingsOutput{Body: publicSettings(v)}, nil
+			out := publicSettings(v)
+			if out.LiveChat != nil {
+				out.LiveChat.PreChatForm = v.Bot.LiveChat().PreChatForm
+				if s.livechat != nil {
+					out.LiveChat.Available = s.livechat.Available(ctx, v)
+				}
+			}
+			return &publicSettingsOutput{Body: out}, nil
 		})
 
 	register(s, route{id: "framework-presets", method: http.MethodGet, path: "/bots/{bot_id}/framework-presets", tags: tags,

@@ -186,7 +186,7 @@ func (s *Server) streamReply(ctx context.Context, hctx huma.Context, ex *chat.Ex
 		hctx.SetHeader("X-Accel-Buffering", "no")
 		hctx.SetStatus(http.StatusOK)
 		meta, _ := json.Marshal(map[string]any{"session_id": ex.SessionID, "message_id": ex.MessageID(),
-			"sources": ex.Sources, "offline": ex.Offline})
+			"sources": ex.Sources, "offline": ex.Offline, "mode": ex.Mode})
 		if _, err := w.Write([]byte(chat.MetadataPrefix + string(meta) + "\n")); err != nil {
 			return err
 		}
@@ -208,7 +208,7 @@ func (s *Server) streamReply(ctx context.Context, hctx huma.Context, ex *chat.Ex
 		s.writeErr(hctx, err)
 		return
 	}
-	final := map[string]any{"session_id": ex.SessionID, "message_id": ex.MessageID()}
+	final := map[string]any{"session_id": ex.SessionID, "message_id": ex.MessageID(), "mode": ex.Mode}
 	if err != nil {
 		herr := s.toHTTP(ctx, err)
 		final["answered"], final["sources"], final["credits_charged"] = false, []chat.Source{}, 0
@@ -216,6 +216,7 @@ func (s *Server) streamReply(ctx context.Context, hctx huma.Context, ex *chat.Ex
 	} else {
 		final["answered"], final["sources"], final["credits_charged"] = reply.Answered, reply.Sources, reply.Credits
 		final["offline"] = reply.Offline
+		final["mode"], final["handoff_available"] = reply.Mode, reply.HandoffAvailable
 		if reply.Preview {
 			final["preview"] = true
 		}
@@ -259,7 +260,7 @@ func preflight(next http.Handler) http.Handler {
 			h.Set("Access-Control-Allow-Origin", origin)
 			h.Add("Vary", "Origin")
 			h.Set("Access-Control-Allow-Methods", "GET, POST")
-			h.Set("Access-Control-Allow-Headers", "Content-Type, X-Bot-Key")
+			h.Set("Access-Control-Allow-Headers", "Content-Type, X-Bot-Key, Last-Event-ID")
 			h.Set("Access-Control-Max-Age", "600")
 			w.WriteHeader(http.StatusNoContent)
 			return

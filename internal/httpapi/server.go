@@ -26,6 +26,7 @@ import (
 	"concierge/internal/impersonation"
 	"concierge/internal/knowledge"
 	"concierge/internal/lead"
+	"concierge/internal/livechat"
 	"concierge/internal/operator"
 	"concierge/internal/ratelimit"
 	"concierge/internal/subscription"
@@ -75,6 +76,9 @@ type Deps struct {
 	// configuration: the demo page's origin for the widget's origin check,
 	// the embed snippet's and the API description's server.
 	PublicOrigin string
+	// LiveChat is hand-off to operators (optional in tests that build a
+	// bare server).
+	LiveChat *livechat.Service
 }
 
 // Server is the HTTP handler of the whole API.
@@ -102,6 +106,7 @@ type Server struct {
 	log           *slog.Logger
 	accessLog     bool
 	metrics       *httpMetrics
+	livechat      *livechat.Service
 }
 
 // New builds the router with every route.
@@ -138,6 +143,7 @@ func New(d Deps) *Server {
 		log:           d.Logger.With("component", "http"),
 		accessLog:     d.AccessLog,
 		metrics:       newHTTPMetrics(reg),
+		livechat:      d.LiveChat,
 	}
 	r := chi.NewRouter()
 	r.Use(requestID, s.clientIP, s.observe, s.recoverer, securityHeaders, preflight)
@@ -295,6 +301,9 @@ func (s *Server) routes() {
 	s.idpRoutes()
 	if s.webhooks != nil {
 		s.webhookRoutes()
+	}
+	if s.livechat != nil {
+		s.livechatRoutes()
 	}
 }
 

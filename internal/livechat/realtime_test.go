@@ -1,0 +1,252 @@
+package livechat_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"concierge/internal/config"
+	"concierge/internal/testkit"
+)
+
+// sseEvent is one parsed server-sent event.
+type sseEvent struct {
+	ID   int64
+	Kind string
+	Data map[string]any
+}
+
+// stream is an open SSE connection read in the background.
+type stream struct {
+	C      chan sseEvent
+	Status int
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+func openStream(t testing.TB, url string, lastID int64, headers ...string) *stream {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, "GET", url, nil)
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	if lastID > 0 {
+		req.Header.Set("Last-Event-ID", strconv.FormatInt(lastID, 10))
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		cancel()
+		t.Fatalf("open stream: %v", err)
+	}
+	s := &stream{C: make(chan sseEvent, 10000), Status: resp.StatusCode, cancel: cancel, done: make(chan struct{})}
+	t.Cleanup(s.Close)
+	if resp.StatusCode != 200 {
+		resp.Body.Close()
+		close(s.done)
+		return s
+	}
+	go func() {
+		defer close(s.done)
+		defer resp.Body.Close()
+		sc := bufio.NewScanner(resp.Body)
+		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		var ev sseEvent
+		for sc.Scan() {
+			line := sc.Text()
+			switch {
+			case line == "":
+				if ev.Kind != "" {
+					s.C <- ev
+				}
+				ev = sseEvent{}
+			case strings.HasPrefix(line, "id: "):
+				ev.ID, _ = strconv.ParseInt(line[4:], 10, 64)
+			case strings.HasPrefix(line, "event: "):
+				ev.Kind = line[7:]
+			case strings.HasPrefix(line, "data: "):
+				_ = json.Unmarshal([]byte(line[6:]), &ev.Data)
+			}
+		}
+	}()
+	return s
+}
+
+func (s *stream) Close() {
+	s.cancel()
+	<-s.done
+}
+
+// next waits for the next event of kind (others are skipped).
+func (s *stream) next(t testing.TB, kind string) sseEvent {
+	t.Helper()
+	timeout := time.After(20 * time.Second)
+	for {
+		select {
+		case ev := <-s.C:
+			if ev.Kind == kind {
+				return ev
+			}
+		case <-timeout:
+			t.Fatalf("no %s event", kind)
+		}
+	}
+}
+
+func TestRealtimeEvents(t *testing.T) {
+	testkit.ForEachEngine(t, func(t *testing.T, e testkit.Engine) {
+		w := newWorld(t, e)
+		a := w.a
+		sid := w.chat(t, w.botKey, "hello", "")["session_id"].(string)
+		ops := openStream(t, a.URL+"/operators/events", 0, w.op1...)
+		vis := openStream(t, a.URL+"/chat/events/"+sid, 0, "X-Bot-Key", w.botKey)
+		if ops.Status != 200 || vis.Status != 200 {
+			t.Fatalf("streams: %d %d", ops.Status, vis.Status)
+		}
+		// An open stream makes the operator available.
+		if h := w.handoff(t, w.botKey, sid, map[string]any{"message": "a person please"}); h["status"] != "waiting" {
+			t.Fatalf("handoff with a stream open: %v", h)
+		}
+		if ev := ops.next(t, "mode"); ev.Data["mode"] != "waiting" || ev.Data["session_id"] != sid {
+			t.Fatalf("operator hand-off event: %v", ev)
+		}
+		if r := a.Do(t, "POST", "/operators/conversations/"+sid+"/claim", nil, w.op1...); r.Status != 200 {
+			t.Fatal(r.Status)
+		}
+		if ev := vis.next(t, "mode"); ev.Data["mode"] != "waiting" {
+			t.Fatalf("visitor: %v", ev)
+		}
+		if ev := vis.next(t, "mode"); ev.Data["mode"] != "human" {
+			t.Fatalf("visitor claim: %v", ev)
+		}
+		a.Do(t, "POST", "/operators/conversations/"+sid+"/typing", nil, w.op1...)
+		if ev := vis.next(t, "typing"); ev.Data["role"] != "operator" {
+			t.Fatalf("typing: %v", ev)
+		}
+		a.Do(t, "POST", "/operators/conversations/"+sid+"/messages", map[string]any{"text": "hi from a person"}, w.op1...)
+		got := vis.next(t, "message")
+		if got.Data["text"] != "hi from a person" || got.Data["role"] != "operator" {
+			t.Fatalf("visitor message: %v", got)
+		}
+		w.chat(t, w.botKey, "thanks!", sid)
+		for {
+			ev := ops.next(t, "message")
+			if ev.Data["text"] == "thanks!" && ev.Data["role"] == "user" {
+				break
+			}
+		}
+		// Reconnect with Last-Event-ID: what was missed is replayed, typing is not.
+		vis.Close()
+		a.Do(t, "POST", "/operators/conversations/"+sid+"/messages", map[string]any{"text": "missed one"}, w.op1...)
+		a.Do(t, "POST", "/operators/conversations/"+sid+"/close", nil, w.op1...)
+		vis2 := openStream(t, a.URL+"/chat/events/"+sid, got.ID, "X-Bot-Key", w.botKey)
+		var kinds []string
+		for len(kinds) < 3 {
+			select {
+			case ev := <-vis2.C:
+				if ev.ID <= got.ID {
+					t.Fatalf("replayed an old event: %v", ev)
+				}
+				kinds = append(kinds, ev.Kind+":"+fmt.Sprint(ev.Data["text"], ev.Data["mode"]))
+			case <-time.After(20 * time.Second):
+				t.Fatalf("replay: %v", kinds)
+			}
+		}
+		if want := "message:thanks!<nil>,message:missed one<nil>,mode:<nil>closed"; strings.Join(kinds, ",") != want {
+			t.Fatalf("replay: %v, want %s", kinds, want)
+		}
+		// Caps per credential.
+		var open []*stream
+		for i := 0; i < 5; i++ {
+			open = append(open, openStream(t, a.URL+"/operators/events", 0, w.op2...))
+		}
+		if s := openStream(t, a.URL+"/operators/events", 0, w.op2...); s.Status != 429 {
+			t.Fatalf("sixth stream: %d", s.Status)
+		}
+		for _, s := range open {
+			s.Close()
+		}
+	})
+}
+
+// Two replicas on one PostgreSQL: a visitor stream on A, an operator
+// stream on B, messages each way posted to the other replica: none lost,
+// none duplicated, order kept; the visitor moves to B with Last-Event-ID
+// half-way and misses nothing.
+func TestTwoReplicas(t *testing.T) {
+	w := newWorld(t, testkit.Postgres)
+	a := w.a
+	b := testkit.NewApp(t, testkit.Postgres, testkit.WithConfig(func(c *config.Config) { c.DatabaseURL = a.Config.DatabaseURL }))
+	n := 1000
+	if testing.Short() {
+		n = 100
+	}
+	sid := w.chat(t, w.botKey, "hello", "")["session_id"].(string)
+	ops := openStream(t, b.URL+"/operators/events", 0, w.op1...)
+	if h := w.handoff(t, w.botKey, sid, nil); h["status"] != "waiting" {
+		t.Fatalf("handoff: %v", h)
+	}
+	if r := b.Do(t, "POST", "/operators/conversations/"+sid+"/claim", nil, w.op1...); r.Status != 200 {
+		t.Fatal(r.Status)
+	}
+	vis := openStream(t, a.URL+"/chat/events/"+sid, 0, "X-Bot-Key", w.botKey)
+	var lastVisitorID int64
+	seenVis := map[int64]bool{}
+	seenOps := map[int64]bool{}
+	visTexts, opsTexts := 0, 0
+	readVisitor := func(s *stream, upto int) {
+		for visTexts < upto {
+			ev := s.next(t, "message")
+			if ev.Data["role"] != "operator" {
+				continue
+			}
+			if seenVis[ev.ID] {
+				t.Fatalf("duplicate event %d", ev.ID)
+			}
+			seenVis[ev.ID] = true
+			if want := fmt.Sprintf("op %d", visTexts); ev.Data["text"] != want {
+				t.Fatalf("visitor got %v, want %q", ev.Data["text"], want)
+			}
+			visTexts++
+			lastVisitorID = ev.ID
+		}
+	}
+	for i := 0; i < n; i++ {
+		if i == n/2 {
+			// The visitor's replica goes away: reconnect to B with Last-Event-ID.
+			readVisitor(vis, i)
+			t.Logf("visitor got %d on A", visTexts)
+			vis.Close()
+			vis = openStream(t, b.URL+"/chat/events/"+sid, lastVisitorID, "X-Bot-Key", w.botKey)
+		}
+		if r := b.Do(t, "POST", "/operators/conversations/"+sid+"/messages", map[string]any{"text": fmt.Sprintf("op %d", i)}, w.op1...); r.Status != 200 {
+			t.Fatalf("operator message: %d %s", r.Status, r.Body)
+		}
+		if r := a.Do(t, "POST", "/chat", map[string]any{"message": fmt.Sprintf("vis %d", i), "session_id": sid}, "X-Bot-Key", w.botKey); r.Status != 200 {
+			t.Fatalf("visitor message: %d %s", r.Status, r.Body)
+		}
+	}
+	t.Logf("posted %d each way", n)
+	readVisitor(vis, n)
+	t.Logf("visitor got %d", visTexts)
+	for opsTexts < n {
+		ev := ops.next(t, "message")
+		if ev.Data["role"] != "user" || !strings.HasPrefix(fmt.Sprint(ev.Data["text"]), "vis ") {
+			continue
+		}
+		if seenOps[ev.ID] {
+			t.Fatalf("duplicate event %d", ev.ID)
+		}
+		seenOps[ev.ID] = true
+		if want := fmt.Sprintf("vis %d", opsTexts); ev.Data["text"] != want {
+			t.Fatalf("operator got %v, want %q", ev.Data["text"], want)
+		}
+		opsTexts++
+	}
+}
