@@ -363,10 +363,15 @@ func TestLiveChatScope(t *testing.T) {
 			testkit.Scenario{Name: "owner claims as self-operator", Method: "POST", Path: conv + "/claim",
 				Headers: []string{"X-API-Key", w.key, "X-Acting-Role", "operator"}, Status: 200},
 		)
-		// A linked operator: the other workspace's owner is made an operator here.
+		// A linked operator: the other workspace's owner (address verified)
+		// is made an operator here; the link is made at its first sign-in.
+		a.Do(t, "POST", "/auth/verify-email", map[string]any{"email": "other@example.com", "code": a.Mailbox.Code(t, "other@example.com", 1)})
 		if r := a.Do(t, "POST", "/operators", map[string]any{"email": "other@example.com", "password": "agent password",
 			"bot_id": w.bot2}, "X-API-Key", w.key); r.Status != 201 {
 			t.Fatalf("linked operator: %d %s", r.Status, r.Body)
+		}
+		if r := a.Do(t, "POST", "/auth/operator-login", map[string]any{"email": "other@example.com", "password": "agent password"}); r.Status != 200 {
+			t.Fatalf("linked operator sign-in: %d %s", r.Status, r.Body)
 		}
 		a.Run(t,
 			testkit.Scenario{Name: "linked operator sees its bot's queue only", Method: "GET", Path: "/operators/conversations?queue=all",
