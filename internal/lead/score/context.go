@@ -58,13 +58,13 @@ type botContext struct {
 // asks reports whether the bot's questions used a word.
 func (c *botContext) asks(w string) bool { return contains(c.words, w) }
 
-func readBotTurn(text string) botContext {
+func readBotTurn(text, lang string) botContext {
 	var ctx botContext
 	text = contextSentences(text)
 	if text == "" {
 		return ctx // nothing asked, no price, no apology: no context
 	}
-	toks, sents := tokenize(text, lex)
+	toks, sents := tokenizeLang(text, lex, lang)
 	for si := range sents {
 		s := &sents[si]
 		if !ctx.priced && len(parseAmounts(toks, s.tokStart, s.tokEnd)) > 0 {

@@ -26,7 +26,7 @@ import (
 
 // Version identifies the rules that produced a Result; stored leads scored
 // by an older version can be re-scored.
-const Version = "lexicon-1"
+const Version = "lexicon-2"
 
 // Tiers, from most to least sales-ready.
 const (
@@ -151,6 +151,9 @@ type Result struct {
 	Overrides  []Override `json:"overrides"`
 	Summary    string     `json:"summary"`
 	Version    string     `json:"version"`
+	// Language is the visitor's language as detected from their turns: en,
+	// es, pt, fr, de or hi-en (Hinglish).
+	Language string `json:"language"`
 }
 
 // TierFor maps a score to a tier with the bot's thresholds: sql from
@@ -182,7 +185,7 @@ func Score(q bot.Qualification, in Input) Result {
 	th := thresholds(q)
 	a := analyse(in)
 
-	res := Result{Version: Version, Dimensions: make([]Dimension, len(specs)), Overrides: []Override{}}
+	res := Result{Version: Version, Language: a.lang, Dimensions: make([]Dimension, len(specs)), Overrides: []Override{}}
 	base := 0.0
 	for i, sp := range specs {
 		res.Dimensions[i] = scoreDimension(sp, a)
@@ -213,6 +216,7 @@ type analysis struct {
 	turns    []*turnText
 	findings []finding
 	asked    map[int]*botContext // per visitor turn: the bot turn it answers
+	lang     string              // the visitor's language
 }
 
 func isVisitor(role string) bool {
@@ -225,18 +229,18 @@ func analyse(in Input) *analysis {
 	var prev *botContext
 	var block []*turnText // visitor turns since the last bot turn
 	first := max(0, len(in.Transcript)-maxTurns)
+	texts := make([]string, 0, len(in.Transcript)-first)
+	for idx := first; idx < len(in.Transcript); idx++ {
+		if isVisitor(in.Transcript[idx].Role) {
+			texts = append(texts, cutText(in.Transcript[idx].Text))
+		}
+	}
+	a.lang = detectLanguage(texts)
 	for idx := first; idx < len(in.Transcript); idx++ {
 		turn := in.Transcript[idx]
-		text := turn.Text
-		if len(text) > maxTurnBytes {
-			cut := maxTurnBytes
-			for cut > 0 && !utf8.RuneStart(text[cut]) {
-				cut--
-			}
-			text = text[:cut]
-		}
+		text := cutText(turn.Text)
 		if !isVisitor(turn.Role) {
-			ctx := readBotTurn(text)
+			ctx := readBotTurn(text, a.lang)
 			if ctx.offScope {
 				for _, t := range block {
 					t.offScope = true
@@ -246,7 +250,7 @@ func analyse(in Input) *analysis {
 			continue
 		}
 		t := &turnText{index: idx, text: text}
-		t.toks, t.sents = tokenize(text, lex)
+		t.toks, t.sents = tokenizeLang(text, lex, a.lang)
 		if prev != nil {
 			t.asked, t.priced = prev.asked, prev.priced
 			a.asked[idx] = prev
@@ -271,6 +275,18 @@ func analyse(in Input) *analysis {
 		a.findings = answerFindings(t, a.findings, found)
 	}
 	return a
+}
+
+// cutText bounds one turn to maxTurnBytes on a rune boundary.
+func cutText(text string) string {
+	if len(text) <= maxTurnBytes {
+		return text
+	}
+	cut := maxTurnBytes
+	for cut > 0 && !utf8.RuneStart(text[cut]) {
+		cut--
+	}
+	return text[:cut]
 }
 
 // contribution is a finding as it counts for one dimension.
