@@ -36,6 +36,32 @@ var askCues = []askCue{
 	{fCriteria, []string{"requirements"}}, {fCriteria, []string{"require"}}, {fCriteria, []string{"matters"}},
 	{fCriteria, []string{"criteria"}}, {fCriteria, []string{"winning"}},
 	{fSize, []string{"how", "many"}}, {fSize, []string{"team", "size"}}, {fSize, []string{"how", "big"}},
+	// Spanish, Portuguese, French, German, Hinglish.
+	{fBudget, []string{"presupuesto"}}, {fBudget, []string{"orcamento"}}, {fBudget, []string{"verba"}},
+	{fBudget, []string{"invertir"}}, {fBudget, []string{"investir"}}, {fBudget, []string{"investieren"}},
+	{fEconomic, []string{"presupuesto"}}, {fEconomic, []string{"orcamento"}},
+	{fAuthority, []string{"decide"}}, {fAuthority, []string{"decision"}}, {fAuthority, []string{"decisao"}},
+	{fAuthority, []string{"decisiones"}}, {fAuthority, []string{"decident"}}, {fAuthority, []string{"decideur"}},
+	{fAuthority, []string{"entscheidet"}}, {fAuthority, []string{"entscheidung"}}, {fAuthority, []string{"aprueba"}},
+	{fAuthority, []string{"aprova"}}, {fAuthority, []string{"valide"}}, {fAuthority, []string{"freigabe"}},
+	{fAuthority, []string{"su", "rol"}}, {fAuthority, []string{"seu", "cargo"}}, {fAuthority, []string{"votre", "role"}},
+	{fAuthority, []string{"ihre", "rolle"}}, {fAuthority, []string{"cargo"}}, {fAuthority, []string{"funcion"}},
+	{fTimeline, []string{"cuando"}}, {fTimeline, []string{"quando"}}, {fTimeline, []string{"quand"}},
+	{fTimeline, []string{"wann"}}, {fTimeline, []string{"kab"}}, {fTimeline, []string{"plazo"}},
+	{fTimeline, []string{"prazo"}}, {fTimeline, []string{"delai"}}, {fTimeline, []string{"zeitrahmen"}},
+	{fTimeline, []string{"zeitplan"}}, {fTimeline, []string{"bis", "wann"}},
+	{fNeed, []string{"necesitan"}}, {fNeed, []string{"necesita"}}, {fNeed, []string{"buscan"}},
+	{fNeed, []string{"precisam"}}, {fNeed, []string{"procuram"}}, {fNeed, []string{"besoin"}},
+	{fNeed, []string{"cherchez"}}, {fNeed, []string{"brauchen"}}, {fNeed, []string{"suchen"}},
+	{fNeed, []string{"bedarf"}}, {fNeed, []string{"problema"}}, {fNeed, []string{"probleme"}},
+	{fNeed, []string{"reto"}}, {fNeed, []string{"desafio"}}, {fNeed, []string{"defi"}},
+	{fNeed, []string{"herausforderung"}}, {fNeed, []string{"chahiye"}},
+	{fPain, []string{"problema"}}, {fPain, []string{"probleme"}}, {fPain, []string{"herausforderung"}},
+	{fPriority, []string{"urgente"}}, {fPriority, []string{"prioridad"}}, {fPriority, []string{"prioridade"}},
+	{fPriority, []string{"priorite"}}, {fPriority, []string{"dringend"}}, {fPriority, []string{"prioritat"}},
+	{fSize, []string{"cuantos"}}, {fSize, []string{"cuantas"}}, {fSize, []string{"quantos"}},
+	{fSize, []string{"quantas"}}, {fSize, []string{"combien"}}, {fSize, []string{"wie", "viele"}},
+	{fSize, []string{"kitne"}},
 }
 
 // askIndex finds the cues that can start at a word.
@@ -186,8 +212,9 @@ var notOffered = setOfWords([]string{
 })
 
 var (
-	affirmWords = setOfWords([]string{"yes", "yeah", "yep", "yup", "yess", "sure", "correct", "right", "definitely", "absolutely", "haan", "han", "ha", "ji", "exactly", "indeed", "certainly", "affirmative"})
-	denyWords   = setOfWords([]string{"no", "nope", "nah", "nahi", "never", "none"})
+	affirmWords = setOfWords([]string{"yes", "yeah", "yep", "yup", "yess", "sure", "correct", "right", "definitely", "absolutely", "haan", "han", "ha", "ji", "exactly", "indeed", "certainly", "affirmative",
+		"si", "claro", "exacto", "correcto", "sim", "exato", "oui", "exactement", "absolument", "bien", "ja", "genau", "richtig", "jawohl", "klar"})
+	denyWords = setOfWords([]string{"no", "nope", "nah", "nahi", "never", "none", "nao", "non", "nein", "nee"})
 	meWords     = setOfWords([]string{"me", "myself", "mine"})
 	nobodyWords = setOfWords([]string{"nobody", "noone"})
 )
@@ -229,7 +256,8 @@ func answerFindings(t *turnText, out []finding, found int) []finding {
 	}
 	switch {
 	case (first == "not" && (second == "sure" || second == "decided")) || (first == "no" && second == "idea") ||
-		(first == "do" && second == "not") || first == "undecided" || first == "depends" || first == "maybe":
+		(first == "do" && second == "not") || first == "undecided" || first == "depends" || first == "maybe" ||
+		unsureStarts[first+" "+second] || unsureWords[first]:
 		for f := facet(0); f < fIntent; f++ {
 			if t.asked.has(f) && f != fSize {
 				emit(f, 15, false, "unsure when asked")
@@ -246,7 +274,7 @@ func answerFindings(t *turnText, out []finding, found int) []finding {
 				emit(f, 85, false, "says it is them when asked")
 			}
 		}
-	case affirmWords[first] && !(first == "right" && second != ""):
+	case affirmWords[first] && !(first == "right" && second != "") && !(first == "si" && end-i > 1):
 		for f, level := range affirmLevel {
 			if t.asked.has(f) {
 				emit(f, level, false, "confirms when asked")
@@ -282,7 +310,16 @@ func saidAnything(fs []finding, turn int, s *sentence) bool {
 	return false
 }
 
-var greetings = setOfWords([]string{"hi", "hello", "hey", "namaste", "hii", "hiya", "thanks", "thank", "ok", "okay", "good", "morning", "evening"})
+// unsureStarts and unsureWords open an unsure answer in the other
+// languages: "no sé", "não sei", "je ne sais pas", "weiß nicht".
+var (
+	unsureStarts = setOfWords([]string{"no se", "no sabemos", "todavia no", "aun no", "nao sei", "ainda nao",
+		"je ne", "pas encore", "on ne", "weiss nicht", "keine ahnung", "noch nicht", "pata nahi", "abhi pata"})
+	unsureWords = setOfWords([]string{"depende", "quizas", "quiza", "talvez", "vielleicht", "kommt", "shayad", "peut"})
+)
+
+var greetings = setOfWords([]string{"hi", "hello", "hey", "namaste", "hii", "hiya", "thanks", "thank", "ok", "okay", "good", "morning", "evening",
+	"hola", "buenas", "buenos", "gracias", "ola", "oi", "obrigado", "obrigada", "bom", "boa", "bonjour", "salut", "merci", "hallo", "guten", "danke", "servus", "moin"})
 
 // locationFindings reads places: "in Whitefield", "near Hinjewadi", "trip
 // to Kerala". A place is a capitalised word after a place preposition

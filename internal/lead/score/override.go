@@ -248,4 +248,6 @@ func disqualified(a *analysis) (rule, reason string, ev []Evidence, ok bool) {
 
 // courseworkWords make "I'm a student" a disqualifier; without them the
 // student may be enrolling, which is a sale.
-var courseworkWords = setOfWords([]string{"project", "assignment", "research", "internship", "certificate", "thesis", "homework", "dissertation", "report"})
+var courseworkWords = setOfWords([]string{"project", "assignment", "research", "internship", "certificate", "thesis", "homework", "dissertation", "report",
+	"proyecto", "tesis", "tarea", "tfg", "tfm", "practicas", "projeto", "tese", "tcc", "trabalho", "estagio", "projet", "memoire",
+	"these", "stage", "devoir", "projekt", "bachelorarbeit", "masterarbeit", "hausarbeit", "praktikum", "studienarbeit"})

@@ -219,6 +219,13 @@ var (
 		"range": true, "fine": true, "ok": true, "okay": true, "theek": true, "thik": true, "works": true,
 		"justified": true, "comfortable": true, "aside": true, "reserved": true, "sign": true, "cap": true,
 		"ceiling": true, "affordable": true, "acceptable": true, "reasonable": true, "loan": true,
+		"presupuesto": true, "orcamento": true, "verba": true, "partida": true, "invertir": true, "investir": true,
+		"gastar": true, "pagar": true, "payer": true, "depenser": true, "ausgeben": true, "zahlen": true,
+		"bezahlen": true, "investieren": true, "kharch": true, "kharcha": true, "hasta": true, "ate": true,
+		"jusque": true, "maximo": true, "maximal": true, "hochstens": true, "aprobado": true, "aprovado": true,
+		"aprovada": true, "valide": true, "approuve": true, "genehmigt": true, "freigegeben": true,
+		"disponible": true, "disponivel": true, "reservado": true, "reservada": true, "asignado": true,
+		"eingeplant": true, "prevu": true, "alloue": true, "mensuales": true,
 	}
 	costCues = map[string]bool{
 		"costs": true, "cost": true, "costing": true, "lose": true, "losing": true, "lost": true,
@@ -228,6 +235,9 @@ var (
 		"cover": true, "coverage": true, "assured": true, "revenue": true, "turnover": true, "salary": true,
 		"ctc": true, "returns": true, "saving": true, "savings": true, "save": true, "followers": true,
 		"sales": true, "gmv": true, "funding": true, "raised": true, "valuation": true,
+		"facturacion": true, "facturamos": true, "ingresos": true, "ventas": true, "vendas": true,
+		"faturamento": true, "faturamos": true, "receita": true, "chiffre": true, "umsatz": true,
+		"ventes": true, "salario": true, "sueldo": true, "salaire": true, "gehalt": true, "turnover.": true,
 	}
 )
 
@@ -358,6 +368,16 @@ var sizeNouns = []string{
 	"franchises", "restaurants", "hotels", "counsellors", "counselors", "advisors", "brokers", "sellers",
 	"centres", "centers", "showrooms", "factories", "plants", "adults", "kids", "travellers", "travelers",
 	"guests", "pax", "users", "seat", "room", "bed", "desk", "desks", "store", "branch", "member",
+	"empleados", "trabajadores", "personas", "agentes", "tiendas", "sucursales", "clinicas", "sedes",
+	"oficinas", "vendedores", "comerciales", "asesores", "abogados", "medicos", "profesores", "habitaciones",
+	"hoteles", "restaurantes", "usuarios", "consultores",
+	"funcionarios", "colaboradores", "pessoas", "atendentes", "lojas", "filiais", "unidades", "advogados",
+	"professores", "quartos", "usuarios",
+	"employes", "salaries", "personnes", "collaborateurs", "conseillers", "magasins", "boutiques",
+	"agences", "cliniques", "commerciaux", "vendeurs", "avocats", "medecins", "chambres", "utilisateurs",
+	"mitarbeiter", "mitarbeitende", "mitarbeitern", "personen", "leute", "filialen", "standorte", "praxen",
+	"vertriebler", "berater", "anwalte", "arzte", "zimmer", "kollegen", "nutzer",
+	"log", "logon", "logo", "banda", "bande",
 }
 
 var sizeNounSet = setOfWords(sizeNouns)
@@ -471,7 +491,7 @@ func numberFindings(t *turnText, s *sentence, amts []amount, out []finding) []fi
 	}
 	// "team of 12"
 	for i := s.tokStart; i+2 < s.tokEnd && !sizeSeen; i++ {
-		if t.toks[i].norm == "team" && t.toks[i+1].norm == "of" && t.toks[i+2].isNum {
+		if teamWords[t.toks[i].norm] && ofWords[t.toks[i+1].norm] && t.toks[i+2].isNum {
 			out = append(out, finding{f: fSize, level: 75, reading: "size: team of " + t.text[t.toks[i+2].start:t.toks[i+2].end],
 				turn: t.index, order: orderOf(t.index, i), quote: quoteOf(t, s, i, i+3), offScope: t.offScope})
 			sizeSeen = true
@@ -479,6 +499,9 @@ func numberFindings(t *turnText, s *sentence, amts []amount, out []finding) []fi
 	}
 	return out
 }
+
+// teamWords open a size: "team of 12", "equipo de 12", "Team von 8".
+var teamWords = setOfWords([]string{"team", "equipo", "equipe", "time"})
 
 // workloadPerDay is the volume of their own work (tickets, calls, orders a
 // day) from which a visitor describing it is describing a pain: at 20 a day

@@ -137,7 +137,7 @@ func tokenizeLang(text string, lx *compiled, lang string) ([]token, []sentence) 
 			}
 			first, _ := utf8.DecodeRuneInString(word)
 			n := len(toks)
-			toks = appendWordTokens(toks, word, i, lx, cont)
+			toks = appendWordTokens(toks, word, i, lx, lang)
 			upper := unicode.IsUpper(first)
 			for k := n; k < len(toks); k++ {
 				toks[k].upper = upper
@@ -314,7 +314,8 @@ var numberSuffixes = map[string]string{
 
 // appendWordTokens normalises one word (numbers, contractions, shorthand,
 // typos) and appends its tokens with their vocabulary ids.
-func appendWordTokens(dst []token, word string, start int, lx *compiled, cont bool) []token {
+func appendWordTokens(dst []token, word string, start int, lx *compiled, lang string) []token {
+	cont := continental(lang)
 	end := start + len(word)
 	lw := lower(word)
 	n := len(dst)
@@ -325,6 +326,10 @@ func appendWordTokens(dst []token, word string, start int, lx *compiled, cont bo
 		} else {
 			dst = append(dst, token{norm: lw, start: start, end: end})
 		}
+	case lw == "no" && lang == LangPortuguese:
+		// Portuguese "no" is "in the" ("no site", "no próximo mês"), not a
+		// negation.
+		return append(dst, token{norm: "em", id: lx.id("em"), start: start, end: end})
 	case lw == "mil":
 		// "3 mil": a thousand in Spanish and Portuguese, a million in
 		// English chat.
