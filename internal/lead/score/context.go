@@ -214,7 +214,7 @@ var notOffered = setOfWords([]string{
 var (
 	affirmWords = setOfWords([]string{"yes", "yeah", "yep", "yup", "yess", "sure", "correct", "right", "definitely", "absolutely", "haan", "han", "ha", "ji", "exactly", "indeed", "certainly", "affirmative",
 		"si", "claro", "exacto", "correcto", "sim", "exato", "oui", "exactement", "absolument", "bien", "ja", "genau", "richtig", "jawohl", "klar"})
-	denyWords = setOfWords([]string{"no", "nope", "nah", "nahi", "never", "none", "nao", "non", "nein", "nee"})
+	denyWords   = setOfWords([]string{"no", "nope", "nah", "nahi", "never", "none", "nao", "non", "nein", "nee"})
 	meWords     = setOfWords([]string{"me", "myself", "mine"})
 	nobodyWords = setOfWords([]string{"nobody", "noone"})
 )
