@@ -278,11 +278,12 @@ const (
 // its score.
 var disqualifiers = map[string]bool{
 	"spam": true, "job_seeker": true, "student": true, "competitor": true,
-	"no_intent": true, "existing_customer": true, "out_of_scope": true,
+	"no_intent": true, "existing_customer": true, "out_of_scope": true, "injection": true,
 }
 
 var conditional = map[string]bool{
 	ruleBrowsing: true, ruleFreePlan: true, ruleNoNeed: true, ruleEngaged: true, ruleSubstantive: true, ruleMeeting: true,
+	score.RuleBuyingSignals: true, score.RuleEvaluating: true,
 }
 
 // unknownOverride reports a rule in base that refinement cannot honour.
@@ -351,6 +352,21 @@ func rescore(r *score.Result, q bot.Qualification, in score.Input, base score.Re
 			return
 		}
 		fired[o.Rule] = o
+	}
+
+	// The stage floors (buying signals: sql, evaluating: mql) read the
+	// visitor's words, which only score reads: one that fired on base
+	// applies again wherever the refined score is below it.
+	for _, fl := range []struct {
+		rule string
+		to   int
+	}{{score.RuleBuyingSignals, th.SQL}, {score.RuleEvaluating, th.MQL}} {
+		if o, ok := fired[fl.rule]; ok {
+			if s < fl.to {
+				set(o.Rule, o.Reason, fl.to, o.Evidence)
+			}
+			b = max(b, fl.to)
+		}
 	}
 
 	// A cap: at most limit-1 once the score reaches limit.

@@ -94,14 +94,14 @@ var intlNeedRules = []rule{
 	r("slow or manual process", "{manualmente|na mao|demora|demoramos|fora do horario}", o(fPain, 60), o(fNeed, 55)),
 	// French.
 	r("states a need", "{nous avons besoin|on a besoin|je ai besoin|avons besoin|besoin de|besoin une|besoin un|nous cherchons|je cherche|nous recherchons|je recherche|on cherche}", o(fNeed, 70), o(fPain, 45)),
-	r("wants", "{nous voulons|je veux|nous voudrions|je voudrais|nous aimerions|je aimerais|nous souhaitons|je souhaite|souhaitons|interesse|interessee|interesses|nous interesse|me interesse}", o(fNeed, 65)),
+	r("wants", "{nous voulons|je veux|voulons|nous voudrions|voudrions|je voudrais|nous aimerions|aimerions|je aimerais|nous souhaitons|je souhaite|souhaitons|interesse|interessee|interesses|nous interesse|me interesse|cherchons|recherchons}", o(fNeed, 65)),
 	r("struggling", "{debordes|debordee|deborde|submerges|submergee|noyes|surcharges|nous perdons des clients|perdons des clients|perdons des ventes|perdre des clients|perdre des ventes|nous ne arrivons pas|on ne arrive pas|ne suivons plus}", o(fPain, 85), o(fNeed, 75)).native(),
 	r("states a problem", "{probleme|problemes|le defi|notre defi|casse tete|goulot}", o(fPain, 65), o(fNeed, 60)),
 	r("repetitive questions", "{memes questions|questions repetitives|questions frequentes|toujours les memes}", o(fPain, 75), o(fNeed, 65)),
 	r("slow or manual process", "{manuellement|a la main|hors des heures|en dehors des heures}", o(fPain, 60), o(fNeed, 55)),
 	// German.
 	r("states a need", "{wir brauchen|ich brauche|brauchen wir|benotigen|wir suchen|ich suche|suchen wir|bedarf an|bedarf fur}", o(fNeed, 70), o(fPain, 45)),
-	r("wants", "{wir mochten|ich mochte|wir wollen|ich will|wir wurden gerne|ich wurde gerne|wir hatten gerne|interessiert|interesse an}", o(fNeed, 65)),
+	r("wants", "{wir mochten|ich mochte|mochten|wir wollen|ich will|wir wurden gerne|ich wurde gerne|wir hatten gerne|interessiert|interesse an|brauchen|benotigen|suchen}", o(fNeed, 65)),
 	r("struggling", "{uberlastet|uberfordert|kommen nicht hinterher|kommen kaum hinterher|schaffen es nicht|verlieren kunden|verlieren anfragen|verlieren umsatz|verlieren leads}", o(fPain, 85), o(fNeed, 75)).native(),
 	r("states a problem", "{problem|probleme|herausforderung|engpass}", o(fPain, 65), o(fNeed, 60)),
 	r("repetitive questions", "{gleichen fragen|selben fragen|immer wieder|wiederkehrende fragen|haufige fragen}", o(fPain, 75), o(fNeed, 65)),

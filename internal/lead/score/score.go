@@ -121,21 +121,21 @@ type Evidence struct {
 
 // Dimension is one dimension of the framework, scored.
 type Dimension struct {
-	Name     string     `json:"name"`   // the dimension key: "budget", "economic_buyer"
-	Label    string     `json:"label"`  // "Economic buyer"
-	Score    int        `json:"score"`  // 0-100
-	Weight   int        `json:"weight"` // share of the total in percent; weights sum to 100
-	Status   string     `json:"status"`
+	Name     string     `json:"name" doc:"The dimension key: budget, authority, need, timeline, economic_buyer, ... or a custom key."`
+	Label    string     `json:"label" doc:"Its label, e.g. Economic buyer."`
+	Score    int        `json:"score" minimum:"0" maximum:"100" doc:"70-100 confirmed (stated clearly: an amount, a title, a date), 40-69 partly shown, 1-39 a hint (a price question), 0 no evidence or denied. The strongest evidence sets it, more evidence adds a little, and the visitor's latest word wins: a later denial caps it at 20."`
+	Weight   int        `json:"weight" minimum:"0" maximum:"100" doc:"Its share of the score in percent; the weights sum to 100."`
+	Status   string     `json:"status" enum:"confirmed,partial,weak,negative,unknown" doc:"confirmed (70+), partial (40-69), weak (1-39), negative (the visitor's latest word denied it), unknown (no evidence)."`
 	Summary  string     `json:"summary"`
-	Evidence []Evidence `json:"evidence"`
+	Evidence []Evidence `json:"evidence" doc:"Up to five reasons, strongest first: the visitor's own words, verbatim, with how they were read."`
 }
 
 // Override is a rule that moved the tier away from what the score alone
 // gives. The score is moved with it, so tier and score always agree.
 type Override struct {
-	Rule     string     `json:"rule"` // "job_seeker", "meeting_booked", ...
-	From     string     `json:"from"` // tier before the override
-	Tier     string     `json:"tier"` // tier after it
+	Rule     string     `json:"rule" doc:"job_seeker, student, competitor, spam, existing_customer, no_intent, injection, out_of_scope, buying_signals, evaluating, browsing, free_plan, no_stated_need, engaged, substantive or meeting_booked."` // "job_seeker", "meeting_booked", ...
+	From     string     `json:"from" doc:"The tier before the override."`                                                                                                                                                                          // tier before the override
+	Tier     string     `json:"tier" doc:"The tier after it."`                                                                                                                                                                                     // tier after it
 	Reason   string     `json:"reason"`
 	Evidence []Evidence `json:"evidence,omitempty"`
 }
