@@ -157,6 +157,8 @@ var evalRules = []rule{
 	r("asks what a plan includes", "{what does|what is included|what is in|what do i get|which plan|what plan|which tier|does the|would the|is the} .. {plan|plans|tier|package|starter|pro|business|enterprise|growth}", o(fEval, 55), o(fNeed, 45), o(fIntent, 45)),
 	r("asks about integrations", "{integrate with|integrates with|integration with|connect to|connect with|sync with|plug into|work with|works with|api for|webhook} @system", o(fEval, 55), o(fNeed, 45), o(fCriteria, 60)),
 	r("asks about a feature for their case", "{can it|could it|does it|will it|can the bot|can your bot|would it} {handle|answer|support|cover|deal with|book|take|qualify|escalate|hand over|hand off|speak|reply|respond}", o(fEval, 45), o(fNeed, 40)).question(),
+	r("researching tools", "{researching|research|looking into|exploring|shortlist|scouting} .. {tools|options|solutions|vendors|chatbots|chatbot|platforms|providers|bots|assistants}", o(fEval, 55), o(fNeed, 50)),
+	r("researching tools", "{investigando|explorando|pesquisando|recherchons|explorons|recherchieren} .. {herramientas|opciones|soluciones|proveedores|chatbot|chatbots|ferramentas|opcoes|solucoes|fornecedores|outils|solutions|prestataires|tools|losungen|anbieter}", o(fEval, 55), o(fNeed, 50)),
 	r("asks about scale", "{how many|up to how many|is there a limit|limit on} {conversations|chats|messages|seats|users|agents|bots|websites|sites|languages}", o(fEval, 45), o(fNeed, 40)),
 	// Spanish.
 	r("asks for a trial", "{prueba gratis|prueba gratuita|periodo de prueba|una prueba|probarlo|probarla|probar la herramienta|probar el bot|piloto|prueba piloto|prueba de concepto}", o(fEval, 65), o(fNeed, 55), o(fIntent, 55)),
@@ -191,6 +193,7 @@ var evalRules = []rule{
 // team they are buying for, the tool they use. They make an evaluation a
 // fitting one.
 var fitRules = []rule{
+	r("says where they work", "{i work at|i work for|i work in|i am at|trabajo en|trabajo para|trabalho na|trabalho no|trabalho em|je travaille chez|je travaille pour|je travaille dans|ich arbeite bei|ich arbeite fur|ich arbeite in|main kaam karta|kaam karti}", o(fFit, 55)).native(),
 	r("describes their business", "{we are a|we are an|we run a|we run an|i run a|i run an|we have a|we have an|our company|our business|our store|our shop|our clinic|our agency|our firm|our team|our website|our site|our support|our customers|our clients|our students|our patients|our guests|our users}", o(fFit, 55)),
 	r("describes their business", "{somos una|somos un|tenemos una|tenemos un|nuestra empresa|nuestro negocio|nuestra tienda|nuestra clinica|nuestra agencia|nuestro equipo|nuestra web|nuestros clientes|nuestros pacientes|nuestros alumnos|nuestro sitio}", o(fFit, 55)),
 	r("describes their business", "{somos uma|somos um|temos uma|temos um|nossa empresa|nosso negocio|nossa loja|nossa clinica|nossa agencia|nossa equipe|nosso time|nosso site|nossos clientes|nossos pacientes|nossos alunos}", o(fFit, 55)),

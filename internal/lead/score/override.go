@@ -1,6 +1,8 @@
 package score
 
 import (
+	"strings"
+
 	"concierge/internal/bot"
 )
 
@@ -125,6 +127,7 @@ type facetBest struct {
 	best     [nFacets]finding
 	has      [nFacets]bool
 	timeline *finding // the latest word on when
+	role     bool     // the visitor gave their title
 }
 
 func bestOf(a *analysis) facetBest {
@@ -136,6 +139,9 @@ func bestOf(a *analysis) facetBest {
 		}
 		if f.deny || f.offScope || f.level <= 0 {
 			continue
+		}
+		if f.f == fAuthority && strings.HasPrefix(f.reading, "role: ") {
+			fb.role = true
 		}
 		if !fb.has[f.f] || f.level > fb.best[f.f].level {
 			fb.best[f.f], fb.has[f.f] = *f, true
@@ -208,7 +214,7 @@ func buyingSignals(a *analysis) ([]Evidence, bool) {
 
 // fit: the visitor said who they are or what their workload is.
 func fit(fb *facetBest) bool {
-	return fb.level(fFit) >= 55 || fb.has[fSize] || fb.level(fMetrics) >= 65 || fb.level(fAuthority) >= 60 ||
+	return fb.level(fFit) >= 55 || fb.has[fSize] || fb.level(fMetrics) >= 65 || fb.role ||
 		max(fb.level(fNeed), fb.level(fPain)) >= 65
 }
 
