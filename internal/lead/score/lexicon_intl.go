@@ -109,6 +109,7 @@ var intlNeedRules = []rule{
 	// Hinglish.
 	r("states a need", "{humein chahiye|hume chahiye|mujhe chahiye|zarurat hai|zaroorat hai|dhoondh rahe|dhund rahe|dekh rahe hain ek}", o(fNeed, 70), o(fPain, 45)),
 	r("struggling", "{handle nahi ho|manage nahi ho|reply nahi kar|bahut saare|bahut sare|bahut zyada}", o(fPain, 80), o(fNeed, 70)).native(),
+	r("many enquiries", "{muchas|muchisimas|cientos de|miles de|muitas|centenas de|milhares de|beaucoup de|des centaines de|des milliers de|viele|hunderte|tausende} .. preguntas|consultas|mensajes|llamadas|solicitudes|perguntas|mensagens|ligacoes|pedidos|questions|demandes|messages|appels|fragen|anfragen|nachrichten|anrufe", o(fPain, 60), o(fNeed, 60)),
 	// Denials, every language.
 	r("just browsing", "{solo estoy mirando|solo mirando|solo curiosidad|solo por curiosidad|solo quiero informacion|solo informacion|so estou olhando|so olhando|so curiosidade|so quero informacao|je regarde juste|juste pour voir|juste par curiosite|simple curiosite|ich schaue nur|nur neugierig|nur informieren|nur mal schauen|nur mal gucken|bas dekh raha|bas dekh rahi|bas jaankari}", o(fNeed, 0), o(fPain, 0)).deny().notYet(),
 	r("no need", "{no lo necesitamos|no necesitamos|nao precisamos|pas besoin|aucun besoin|brauchen wir nicht|kein bedarf|zarurat nahi|zaroorat nahi}", o(fNeed, 0), o(fPain, 0)).deny(),
