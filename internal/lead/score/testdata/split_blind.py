@@ -7,9 +7,10 @@ conversation:
     python3 split_blind.py /work/blind/leads/set_a.json /work/blind/leads/set_b.json
 
 Deterministic: within each (language, expected tier) stratum the cases are
-ordered by the SHA-256 of their id and dealt alternately, dev first, so each
-half holds half of every language and tier (an odd stratum gives its extra
-case to dev or test by the parity of the stratum's position). Only ids,
+ordered by the SHA-256 of their id and dealt alternately, so each half holds
+half of every language and tier (an odd stratum gives its extra case to dev
+or test by the SHA-256 of the stratum's name, so one set's split does not
+depend on the others). Only ids,
 languages and labels are read; the output keeps every case exactly as the
 writers wrote it.
 """
@@ -30,7 +31,10 @@ def main(paths):
     for c in cases:
         strata[(c["language"], c["expected"])].append(c)
     dev, test = [], []
-    for k, key in enumerate(sorted(strata)):
+    for key in sorted(strata):
+        # The stratum's own hash decides whether its odd case goes to dev
+        # or test, so a set's split does not depend on the other sets.
+        k = hashlib.sha256(("%s/%s" % key).encode()).digest()[0]
         group = sorted(strata[key], key=lambda c: hashlib.sha256(c["id"].encode()).hexdigest())
         for i, c in enumerate(group):
             (dev if (i + k) % 2 == 0 else test).append(c)
