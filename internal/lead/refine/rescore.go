@@ -283,7 +283,7 @@ var disqualifiers = map[string]bool{
 
 var conditional = map[string]bool{
 	ruleBrowsing: true, ruleFreePlan: true, ruleNoNeed: true, ruleEngaged: true, ruleSubstantive: true, ruleMeeting: true,
-	score.RuleBuyingSignals: true, score.RuleEvaluating: true,
+	score.RuleBuyingSignals: true, score.RuleEvaluating: true, score.RuleNotNow: true,
 }
 
 // unknownOverride reports a rule in base that refinement cannot honour.
@@ -314,6 +314,7 @@ const (
 	reasonNoNeed   = "No need or problem was stated, so at most mql."
 	reasonEngaged  = "The visitor engaged with the offering, so at least nurture."
 	reasonMeeting  = "The visitor booked a meeting: they asked for sales time, so at least mql."
+	reasonNotNow   = "The visitor's latest word on timing is that it is not now (no rush, next year): at most mql."
 )
 
 // rescore recomputes Score, Tier and Overrides of r, whose dimensions were
@@ -385,6 +386,14 @@ func rescore(r *score.Result, q bot.Qualification, in score.Input, base score.Re
 			set(rule, reason, limit-1, ev)
 		}
 	}
+	capRule(score.RuleNotNow, reasonNotNow, th.SQL, func() (bool, []score.Evidence) {
+		for _, d := range r.Dimensions {
+			if d.Name == "timeline" && d.Status == score.StatusNegative {
+				return true, firstEvidence(d)
+			}
+		}
+		return false, nil
+	})
 	capRule(ruleBrowsing, reasonBrowsing, th.MQL, func() (bool, []score.Evidence) {
 		for _, d := range r.Dimensions {
 			if needKeys[d.Name] && d.Status == score.StatusNegative {

@@ -55,13 +55,31 @@ var askCues = []askCue{
 	{fNeed, []string{"cherchez"}}, {fNeed, []string{"brauchen"}}, {fNeed, []string{"suchen"}},
 	{fNeed, []string{"bedarf"}}, {fNeed, []string{"problema"}}, {fNeed, []string{"probleme"}},
 	{fNeed, []string{"reto"}}, {fNeed, []string{"desafio"}}, {fNeed, []string{"defi"}},
-	{fNeed, []string{"herausforderung"}}, {fNeed, []string{"chahiye"}},
+	{fNeed, []string{"herausforderung"}}, {fNeed, []string{"chahiye"}}, {fNeed, []string{"interesa"}},
+	{fNeed, []string{"interessa"}}, {fNeed, []string{"interesse"}}, {fNeed, []string{"interessiert"}},
+	{fNeed, []string{"buscas"}}, {fNeed, []string{"busca"}}, {fNeed, []string{"procura"}}, {fNeed, []string{"cherchez"}},
+	{fNeed, []string{"interested"}},
 	{fPain, []string{"problema"}}, {fPain, []string{"probleme"}}, {fPain, []string{"herausforderung"}},
 	{fPriority, []string{"urgente"}}, {fPriority, []string{"prioridad"}}, {fPriority, []string{"prioridade"}},
 	{fPriority, []string{"priorite"}}, {fPriority, []string{"dringend"}}, {fPriority, []string{"prioritat"}},
 	{fSize, []string{"cuantos"}}, {fSize, []string{"cuantas"}}, {fSize, []string{"quantos"}},
 	{fSize, []string{"quantas"}}, {fSize, []string{"combien"}}, {fSize, []string{"wie", "viele"}},
 	{fSize, []string{"kitne"}},
+	// An offer to book, visit, call or quote: a yes (or a time) takes it.
+	{fIntent, []string{"book"}}, {fIntent, []string{"schedule"}}, {fIntent, []string{"appointment"}},
+	{fIntent, []string{"visit"}}, {fIntent, []string{"tour"}}, {fIntent, []string{"demo"}},
+	{fIntent, []string{"call"}}, {fIntent, []string{"quote"}}, {fIntent, []string{"reserve"}},
+	{fIntent, []string{"consultation"}}, {fIntent, []string{"slot"}}, {fIntent, []string{"order"}},
+	{fIntent, []string{"agendar"}}, {fIntent, []string{"agende"}}, {fIntent, []string{"reservar"}},
+	{fIntent, []string{"reserva"}}, {fIntent, []string{"cita"}}, {fIntent, []string{"visita"}},
+	{fIntent, []string{"llamada"}}, {fIntent, []string{"cotizar"}}, {fIntent, []string{"cotizacion"}},
+	{fIntent, []string{"reunion"}}, {fIntent, []string{"marcar"}}, {fIntent, []string{"consulta"}},
+	{fIntent, []string{"cotar"}}, {fIntent, []string{"cotacao"}}, {fIntent, []string{"reuniao"}},
+	{fIntent, []string{"ligacao"}}, {fIntent, []string{"rendez"}}, {fIntent, []string{"rdv"}},
+	{fIntent, []string{"reserver"}}, {fIntent, []string{"devis"}}, {fIntent, []string{"appel"}},
+	{fIntent, []string{"termin"}}, {fIntent, []string{"besichtigung"}}, {fIntent, []string{"angebot"}},
+	{fIntent, []string{"buchen"}}, {fIntent, []string{"vereinbaren"}}, {fIntent, []string{"proposal"}},
+	{fIntent, []string{"propuesta"}}, {fIntent, []string{"proposta"}}, {fIntent, []string{"pedido"}},
 }
 
 // askIndex finds the cues that can start at a word.
@@ -102,6 +120,9 @@ func readBotTurn(text, lang string) botContext {
 		for i := s.tokStart; i < s.tokEnd; i++ {
 			ctx.words = append(ctx.words, toks[i].norm)
 			for _, c := range askIndex[toks[i].norm] {
+				if c.f == fTimeline && len(c.seq) == 1 && whenWords[c.seq[0]] && !asksWhen(toks, i, s) {
+					continue // "a reminder when we run promotions?" does not ask when
+				}
 				if hasSeqAt(toks, i, s.tokEnd, c.seq) {
 					ctx.asked |= setOf(c.f)
 				}
@@ -110,6 +131,24 @@ func readBotTurn(text, lang string) botContext {
 	}
 	ctx.offScope = saysNotOffered(toks)
 	return ctx
+}
+
+var whenWords = setOfWords([]string{"when", "cuando", "quando", "quand", "wann", "kab"})
+
+// asksWhen: "when" opens the question or a verb follows it ("when would
+// you", "cuándo quieren"), rather than starting a clause of an offer.
+func asksWhen(toks []token, i int, s *sentence) bool {
+	if i-s.tokStart <= 2 {
+		return true
+	}
+	if i+1 < s.tokEnd {
+		switch toks[i+1].norm {
+		case "do", "does", "are", "is", "would", "will", "can", "could", "should", "did", "you", "quieren", "quiere",
+			"pueden", "querem", "podem", "voulez", "souhaitez", "mochten", "wollen", "konnen":
+			return true
+		}
+	}
+	return false
 }
 
 // contextSentences keeps the sentences of a bot turn that can give
@@ -223,7 +262,7 @@ var (
 // than saying it outright, because the bot chose the words.
 var affirmLevel = map[facet]int{
 	fBudget: 60, fAuthority: 75, fEconomic: 70, fNeed: 60, fPain: 55, fTimeline: 65, fPriority: 70,
-	fChampion: 70, fProcess: 45, fCriteria: 40,
+	fChampion: 70, fProcess: 45, fCriteria: 40, fIntent: 80,
 }
 
 // answerFindings reads a short reply to the bot's question. found is the
@@ -286,12 +325,26 @@ func answerFindings(t *turnText, out []finding, found int) []finding {
 				emit(f, 0, true, "denies when asked")
 			}
 		}
+	case t.asked.has(fIntent) && proposesTime(out[found:], t.index, s):
+		// "Would you like to book?" "Thursday at 10, please."
+		emit(fIntent, 80, false, "takes the offer with a time")
 	case t.asked.has(fNeed) && !s.question && !greetings[first] && !saidAnything(out[found:], t.index, s):
 		// "Which program are you interested in?" "The weekend executive
 		// MBA." A direct answer names what they want.
 		emit(fNeed, 55, false, "names what they want when asked")
 	}
 	return out
+}
+
+// proposesTime reports a date or time among the findings of a sentence.
+func proposesTime(fs []finding, turn int, s *sentence) bool {
+	lo, hi := orderOf(turn, s.tokStart), orderOf(turn, s.tokEnd)
+	for _, f := range fs {
+		if f.f == fTimeline && !f.deny && f.level >= 70 && f.order >= lo && f.order < hi {
+			return true
+		}
+	}
+	return false
 }
 
 // saidAnything reports whether a sentence already said something else:

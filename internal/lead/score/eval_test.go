@@ -262,7 +262,7 @@ func TestEvaluation(t *testing.T) {
 	for _, set := range []string{setExisting, setDev, setTest} {
 		rep := reports[set]
 		if rep == nil {
-			if set == setExisting {
+			if set == setExisting && os.Getenv("LEAD_EVAL_SETS") == "" {
 				t.Fatal("no existing labelled set")
 			}
 			continue

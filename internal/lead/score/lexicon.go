@@ -162,7 +162,8 @@ var authorityRules = []rule{
 	r("researching for someone else", "my boss|manager|ceo|founder|doctor|owner|principal asked|told me", o(fAuthority, 40), o(fEconomic, 40)).capAt(45),
 	r("someone else decides", "take|taking|bring|put it|this to @det? @superior", o(fAuthority, 35), o(fEconomic, 50), o(fProcess, 45)).capAt(45),
 	r("does not know who decides", "{not sure|do not know|no idea} .. who", o(fAuthority, 25), o(fEconomic, 15)).native().capAt(30),
-	suppress("need|needs to check|ask|talk|discuss|think|consult|confirm|speak|take|run", fNeed),
+	suppress("need|needs to check|ask|talk|discuss|think|consult|confirm|speak|take|run|save|wait", fNeed),
+	suppress("save|saving|saved for @det? down payment|deposit|downpayment", fBudget, fIntent),
 	suppress("need|needs to make|build @det? business? case", fNeed),
 	suppress("{sign up|signed up|signing up|signup}", fAuthority, fEconomic),
 }

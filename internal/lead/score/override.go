@@ -73,8 +73,15 @@ func applyOverrides(r *Result, a *analysis, sig Signals, th bot.Thresholds) {
 	if ev, ok := buyingSignals(a); ok && r.Score < th.SQL {
 		set(RuleBuyingSignals, "A stated need, authority or a budget, and a near-term date or a request to buy, meet or get a quote: at least sql.", th.SQL, ev)
 	}
-	if ev, ok := evaluating(a); ok && r.Score < th.MQL {
-		set(RuleEvaluating, "The visitor is evaluating the offering for a stated need or business of their own: at least mql.", th.MQL, ev)
+	evaluatingNow := false
+	if ev, ok := evaluating(a); ok {
+		evaluatingNow = true
+		if r.Score < th.MQL {
+			set(RuleEvaluating, "The visitor is evaluating the offering for a stated need or business of their own: at least mql.", th.MQL, ev)
+		}
+	}
+	if f, ok := notNow(a); ok && r.Score >= th.SQL {
+		set(RuleNotNow, "The visitor's latest word on timing is that it is not now (no rush, next year): at most mql.", th.SQL-1, []Evidence{quoteEvidence(f)})
 	}
 	latestNeed, bestNeed := -1, -1
 	for i, f := range a.findings {
@@ -88,7 +95,7 @@ func applyOverrides(r *Result, a *analysis, sig Signals, th bot.Thresholds) {
 			bestNeed = i
 		}
 	}
-	if latestNeed >= 0 && a.findings[latestNeed].deny && r.Score >= th.MQL {
+	if latestNeed >= 0 && a.findings[latestNeed].deny && r.Score >= th.MQL && !evaluatingNow {
 		f := a.findings[latestNeed]
 		set("browsing", "The visitor's latest word on their need is a denial, so at most nurture.", th.MQL-1, []Evidence{quoteEvidence(f)})
 	}
@@ -119,7 +126,25 @@ func applyOverrides(r *Result, a *analysis, sig Signals, th bot.Thresholds) {
 const (
 	RuleBuyingSignals = "buying_signals"
 	RuleEvaluating    = "evaluating"
+	RuleNotNow        = "not_now"
 )
+
+// notNow finds the visitor's latest word on timing when it says not now
+// (a denial of any hurry, or a year or more away), unless a concrete
+// request to buy, book or meet came after it.
+func notNow(a *analysis) (finding, bool) {
+	fb := bestOf(a)
+	if !fb.farOff() {
+		return finding{}, false
+	}
+	t := *fb.timeline
+	for _, f := range a.findings {
+		if f.f == fIntent && !f.deny && f.level >= 75 && f.order > t.order {
+			return finding{}, false
+		}
+	}
+	return t, true
+}
 
 // facetBest is the strongest positive finding of each facet, and the
 // latest timeline finding.
@@ -185,17 +210,22 @@ func buyingSignals(a *analysis) ([]Evidence, bool) {
 	}
 	auth, authEv := top(fAuthority)
 	budget, budgetEv := top(fBudget)
+	when, whenEv := top(fTimeline)
+	soon := when >= 80 && !fb.farOff()
 	switch {
 	case auth >= 70:
 		ev = append(ev, authEv)
 	case budget >= 70:
 		ev = append(ev, budgetEv)
+	case soon && fb.level(fIntent) >= 75:
+		// A concrete request (book, visit, quote, pay) for a near date:
+		// the visitor is buying for themselves.
+		ev = append(ev, quoteEvidence(fb.best[fIntent]))
 	default:
 		return nil, false
 	}
-	when, whenEv := top(fTimeline)
 	switch {
-	case when >= 80 && !fb.farOff():
+	case soon:
 		ev = append(ev, whenEv)
 	case fb.level(fIntent) >= 70:
 		ev = append(ev, quoteEvidence(fb.best[fIntent]))
@@ -222,15 +252,14 @@ func fit(fb *facetBest) bool {
 // (price, demo, quote) tied to a stated need; not far off.
 func evaluating(a *analysis) ([]Evidence, bool) {
 	fb := bestOf(a)
-	if fb.farOff() {
-		return nil, false
-	}
 	need := max(fb.level(fNeed), fb.level(fPain))
 	var interest facet
 	switch {
 	case fb.level(fEval) >= 45 && fit(&fb):
 		interest = fEval
-	case fb.level(fIntent) >= 45 && need >= 60:
+	case fb.level(fEval) >= 60 && need >= 60:
+		interest = fEval
+	case fb.level(fIntent) >= 45 && need >= 60 && !fb.farOff():
 		interest = fIntent
 	default:
 		return nil, false
