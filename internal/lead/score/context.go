@@ -80,6 +80,9 @@ var askCues = []askCue{
 	{fIntent, []string{"termin"}}, {fIntent, []string{"besichtigung"}}, {fIntent, []string{"angebot"}},
 	{fIntent, []string{"buchen"}}, {fIntent, []string{"vereinbaren"}}, {fIntent, []string{"proposal"}},
 	{fIntent, []string{"propuesta"}}, {fIntent, []string{"proposta"}}, {fIntent, []string{"pedido"}},
+	{fIntent, []string{"vaga"}}, {fIntent, []string{"vagas"}}, {fIntent, []string{"hueco"}}, {fIntent, []string{"huecos"}},
+	{fIntent, []string{"disponibilidad"}}, {fIntent, []string{"availability"}}, {fIntent, []string{"available"}},
+	{fIntent, []string{"creneau"}}, {fIntent, []string{"creneaux"}}, {fIntent, []string{"termine"}},
 }
 
 // askIndex finds the cues that can start at a word.
@@ -115,6 +118,15 @@ func readBotTurn(text, lang string) botContext {
 			ctx.priced = true
 		}
 		if !s.question {
+			// An offer stated rather than asked ("We have Thursday at 10
+			// or Friday at 4."): a time in the reply takes it.
+			for i := s.tokStart; i < s.tokEnd; i++ {
+				for _, c := range askIndex[toks[i].norm] {
+					if c.f == fIntent && hasSeqAt(toks, i, s.tokEnd, c.seq) {
+						ctx.asked |= setOf(fIntent)
+					}
+				}
+			}
 			continue
 		}
 		for i := s.tokStart; i < s.tokEnd; i++ {

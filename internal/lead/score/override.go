@@ -411,7 +411,7 @@ func disqualified(a *analysis) (rule, reason string, ev []Evidence, ok bool) {
 		return "no_intent", "The visitor asked to be left alone: unqualified.", quotes(by[fNoIntent]), true
 	case len(by[fSupport]) > 0 && (len(by[fProblem]) > 0 || distinct(by[fSupport]) >= 2) && !intent && !evaluatingNow:
 		return "existing_customer", "An existing customer with a service problem and no intent to buy: unqualified (route to support).", quotes(by[fSupport], by[fProblem]), true
-	case len(by[fInjection]) > 0 && !genuineInterest(a):
+	case len(by[fInjection]) > 0 && (!genuineInterest(a) || (turnsOf(by[fInjection]) >= 2 && !intent)):
 		return "injection", "The visitor only tried to instruct the bot or the scorer, with no buying intent: unqualified.", quotes(by[fInjection]), true
 	}
 	// Out of scope: every stated need was answered with "we don't offer that".
@@ -429,6 +429,16 @@ func disqualified(a *analysis) (rule, reason string, ev []Evidence, ok bool) {
 		return "out_of_scope", "The bot answered that what the visitor wants is not offered, and no other need was stated: unqualified.", quotes(outScope), true
 	}
 	return "", "", nil, false
+}
+
+// turnsOf counts the visitor turns that findings come from: someone who
+// tries to instruct the bot turn after turn is testing it, not buying.
+func turnsOf(fs []finding) int {
+	seen := map[int]bool{}
+	for _, f := range fs {
+		seen[f.turn] = true
+	}
+	return len(seen)
 }
 
 // genuineInterest: a need, a problem, a buying action or an evaluation
