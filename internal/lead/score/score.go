@@ -134,8 +134,8 @@ type Dimension struct {
 // gives. The score is moved with it, so tier and score always agree.
 type Override struct {
 	Rule     string     `json:"rule" doc:"job_seeker, student, competitor, spam, existing_customer, no_intent, injection, out_of_scope, buying_signals, evaluating, not_now, browsing, free_plan, no_stated_need, engaged, substantive or meeting_booked."` // "job_seeker", "meeting_booked", ...
-	From     string     `json:"from" doc:"The tier before the override."`                                                                                                                                                                          // tier before the override
-	Tier     string     `json:"tier" doc:"The tier after it."`                                                                                                                                                                                     // tier after it
+	From     string     `json:"from" doc:"The tier before the override."`                                                                                                                                                                                   // tier before the override
+	Tier     string     `json:"tier" doc:"The tier after it."`                                                                                                                                                                                              // tier after it
 	Reason   string     `json:"reason"`
 	Evidence []Evidence `json:"evidence,omitempty"`
 }
