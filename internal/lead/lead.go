@@ -179,7 +179,7 @@ type Lead struct {
 	// they add to (or take from) Score.
 	Signals         []score.Evidence `json:"signals" doc:"Behavioural evidence: pages viewed, forms, visits, a booked meeting."`
 	BehavioralScore int              `json:"behavioral_score" minimum:"-10" maximum:"15" doc:"Points the signals add to (or take from) score, between -10 and +15."`
-	Overrides       []score.Override `json:"overrides" doc:"Rules that moved the tier away from the weighted score, with the reason and the visitor's words: a disqualifier (job_seeker, student, competitor, spam, existing_customer, no_intent, injection, out_of_scope) makes it unqualified; buying_signals lifts to sql; evaluating and meeting_booked to mql; engaged and substantive to nurture; not_now, browsing, free_plan and no_stated_need cap it."`
+	Overrides       []score.Override `json:"overrides" doc:"Rules that moved the tier away from the weighted score, with the reason and the visitor's words: a disqualifier (job_seeker, student, competitor, spam, existing_customer, no_intent, injection, declined, out_of_scope) makes it unqualified; buying_signals lifts to sql; evaluating and meeting_booked to mql; engaged and substantive to nurture; not_now, browsing, free_plan and no_stated_need cap it."`
 	Summary         string           `json:"summary" doc:"One paragraph for the sales team: tier, score, each dimension's status and the overrides' reasons."`
 	Language        string           `json:"language,omitempty" doc:"The visitor's language as detected when scored: en, es, pt, fr, de or hi-en (Hinglish)."`
 	Scorer          string           `json:"scorer" doc:"rules/<version>, or rules/<version>+model when a model refined it."`

@@ -278,7 +278,7 @@ const (
 // its score.
 var disqualifiers = map[string]bool{
 	"spam": true, "job_seeker": true, "student": true, "competitor": true,
-	"no_intent": true, "existing_customer": true, "out_of_scope": true, "injection": true,
+	"no_intent": true, "existing_customer": true, "out_of_scope": true, "injection": true, "declined": true,
 }
 
 var conditional = map[string]bool{

@@ -414,6 +414,11 @@ func disqualified(a *analysis) (rule, reason string, ev []Evidence, ok bool) {
 	case len(by[fInjection]) > 0 && (!genuineInterest(a) || (turnsOf(by[fInjection]) >= 2 && !intent)):
 		return "injection", "The visitor only tried to instruct the bot or the scorer, with no buying intent: unqualified.", quotes(by[fInjection]), true
 	}
+	// Declined: the visitor said no to the bot's offer (to book, call,
+	// quote) and showed no need, problem or buying interest of their own.
+	if f, ok := declined(a); ok {
+		return "declined", "The visitor declined the offer and stated no need of their own: unqualified.", []Evidence{quoteEvidence(f)}, true
+	}
 	// Out of scope: every stated need was answered with "we don't offer that".
 	inScope, outScope := 0, []finding{}
 	for _, f := range a.findings {
@@ -429,6 +434,35 @@ func disqualified(a *analysis) (rule, reason string, ev []Evidence, ok bool) {
 		return "out_of_scope", "The bot answered that what the visitor wants is not offered, and no other need was stated: unqualified.", quotes(outScope), true
 	}
 	return "", "", nil, false
+}
+
+// declined finds the visitor's latest answer to an offer when it is a
+// flat no and nothing else in the conversation shows interest ("just
+// looking" is interest: not yet, rather than no).
+func declined(a *analysis) (finding, bool) {
+	var last *finding
+	for i := range a.findings {
+		f := &a.findings[i]
+		if f.f == fIntent && (last == nil || f.order > last.order) {
+			last = f
+		}
+	}
+	if last == nil || !last.deny {
+		return finding{}, false
+	}
+	for _, f := range a.findings {
+		if f.deny && f.engage {
+			return finding{}, false
+		}
+		if f.deny || f.level < 40 {
+			continue
+		}
+		switch f.f {
+		case fNeed, fPain, fIntent, fEval, fBudget, fTimeline:
+			return finding{}, false
+		}
+	}
+	return *last, true
 }
 
 // turnsOf counts the visitor turns that findings come from: someone who
