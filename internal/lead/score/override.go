@@ -134,10 +134,15 @@ const (
 // request to buy, book or meet came after it.
 func notNow(a *analysis) (finding, bool) {
 	fb := bestOf(a)
-	if !fb.farOff() {
+	if fb.timeline == nil {
 		return finding{}, false
 	}
 	t := *fb.timeline
+	// "Within a year" can be a goal's horizon; "no rush", "next year",
+	// "someday" say the purchase waits.
+	if !(t.deny || t.level <= 15 || t.reading == "next year" || t.reading == "later") {
+		return finding{}, false
+	}
 	for _, f := range a.findings {
 		if f.f == fIntent && !f.deny && f.level >= 75 && f.order > t.order {
 			return finding{}, false
