@@ -133,9 +133,9 @@ type Dimension struct {
 // Override is a rule that moved the tier away from what the score alone
 // gives. The score is moved with it, so tier and score always agree.
 type Override struct {
-	Rule     string     `json:"rule" doc:"job_seeker, student, competitor, spam, existing_customer, no_intent, injection, declined, out_of_scope, buying_signals, evaluating, not_now, browsing, free_plan, no_stated_need, engaged, substantive or meeting_booked."` // "job_seeker", "meeting_booked", ...
-	From     string     `json:"from" doc:"The tier before the override."`                                                                                                                                                                                   // tier before the override
-	Tier     string     `json:"tier" doc:"The tier after it."`                                                                                                                                                                                              // tier after it
+	Rule     string     `json:"rule" doc:"job_seeker, student, competitor, spam, existing_customer, no_intent, injection, declined, out_of_scope, buying_signals, evaluating, not_now, browsing, free_plan, no_stated_need, engaged, substantive or meeting_booked."`
+	From     string     `json:"from" doc:"The tier before the override."`
+	Tier     string     `json:"tier" doc:"The tier after it."`
 	Reason   string     `json:"reason"`
 	Evidence []Evidence `json:"evidence,omitempty"`
 }
