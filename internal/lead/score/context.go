@@ -83,6 +83,8 @@ var askCues = []askCue{
 	{fIntent, []string{"vaga"}}, {fIntent, []string{"vagas"}}, {fIntent, []string{"hueco"}}, {fIntent, []string{"huecos"}},
 	{fIntent, []string{"disponibilidad"}}, {fIntent, []string{"availability"}}, {fIntent, []string{"available"}},
 	{fIntent, []string{"creneau"}}, {fIntent, []string{"creneaux"}}, {fIntent, []string{"termine"}},
+	{fIntent, []string{"frei"}}, {fIntent, []string{"site", "visit"}}, {fNeed, []string{"dekh", "rahe"}},
+	{fNeed, []string{"chahte"}}, {fNeed, []string{"chahiye"}},
 }
 
 // askIndex finds the cues that can start at a word.
@@ -264,7 +266,8 @@ var notOffered = setOfWords([]string{
 
 var (
 	affirmWords = setOfWords([]string{"yes", "yeah", "yep", "yup", "yess", "sure", "correct", "right", "definitely", "absolutely", "haan", "han", "ha", "ji", "exactly", "indeed", "certainly", "affirmative",
-		"si", "claro", "exacto", "correcto", "sim", "exato", "oui", "exactement", "absolument", "bien", "ja", "genau", "richtig", "jawohl", "klar"})
+		"si", "claro", "exacto", "correcto", "sim", "exato", "oui", "exactement", "absolument", "bien", "ja", "genau", "richtig", "jawohl", "klar",
+		"passt", "perfekt", "parfait", "perfecto", "perfeito", "perfect", "great", "vale", "dale", "bilkul", "theek"})
 	denyWords   = setOfWords([]string{"no", "nope", "nah", "nahi", "never", "none", "nao", "non", "nein", "nee"})
 	meWords     = setOfWords([]string{"me", "myself", "mine"})
 	nobodyWords = setOfWords([]string{"nobody", "noone"})

@@ -457,7 +457,7 @@ func numberToken(lw string, start, end int, cont bool) (token, bool) {
 	t.year = rest == "" && j == 4 && v >= 1900 && v <= 2100
 	switch rest {
 	case "":
-	case "st", "nd", "rd", "th":
+	case "st", "nd", "rd", "th", "er", "re", "eme", "e", "º", "ª":
 		t.ordinal = true
 	case "mil":
 		// "5mil": thousands in Spanish and Portuguese, millions in English.
