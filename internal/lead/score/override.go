@@ -140,7 +140,7 @@ func notNow(a *analysis) (finding, bool) {
 	t := *fb.timeline
 	// "Within a year" can be a goal's horizon; "no rush", "next year",
 	// "someday" say the purchase waits.
-	if !(t.deny || t.level <= 15 || t.reading == "next year" || t.reading == "later") {
+	if !(t.deny || t.level <= 15 || strings.HasSuffix(t.reading, "next year") || strings.HasSuffix(t.reading, "later")) {
 		return finding{}, false
 	}
 	for _, f := range a.findings {
