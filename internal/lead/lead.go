@@ -170,17 +170,18 @@ type ScoredDimension score.Dimension
 type Lead struct {
 	SessionID string `json:"session_id"`
 	BotID     int64  `json:"bot_id"`
-	Tier      string `json:"tier" enum:"sql,mql,nurture,unqualified"`
-	Score     int    `json:"score" minimum:"0" maximum:"100"`
+	Tier      string `json:"tier" enum:"sql,mql,nurture,unqualified" doc:"sql: sales-ready (a need, authority or a budget, and a near-term date or a request to buy, meet or get a quote). mql: a real fit and interest without all the buying signals (evaluating, comparing, asking for a trial or what a plan includes, for a need or business they describe). nurture: early, vague or far off. unqualified: no buying intent (job seekers, students, competitors, spam, existing customers asking for support, attempts to instruct the bot). From score with the bot's thresholds (default 70/40/15), moved by the overrides listed."`
+	Score     int    `json:"score" minimum:"0" maximum:"100" doc:"The framework's dimensions weighted by the bot's weights, plus behavioral_score, then moved by the overrides so that score and tier agree."`
 	// Dimensions: the framework's dimensions, each with its score, weight
 	// and the evidence (the visitor's words or a signal) behind it.
-	Dimensions []ScoredDimension `json:"dimensions"`
+	Dimensions []ScoredDimension `json:"dimensions" doc:"The framework's dimensions (BANT: budget, authority, need, timeline), each scored 0-100 from the visitor's own words, with its weight, status and evidence: the visitor's sentence, verbatim, and how it was read."`
 	// Signals are the behavioural evidence; BehavioralScore is the points
 	// they add to (or take from) Score.
-	Signals         []score.Evidence `json:"signals"`
-	BehavioralScore int              `json:"behavioral_score"`
-	Overrides       []score.Override `json:"overrides"`
-	Summary         string           `json:"summary"`
+	Signals         []score.Evidence `json:"signals" doc:"Behavioural evidence: pages viewed, forms, visits, a booked meeting."`
+	BehavioralScore int              `json:"behavioral_score" minimum:"-10" maximum:"15" doc:"Points the signals add to (or take from) score, between -10 and +15."`
+	Overrides       []score.Override `json:"overrides" doc:"Rules that moved the tier away from the weighted score, with the reason and the visitor's words: a disqualifier (job_seeker, student, competitor, spam, existing_customer, no_intent, injection, declined, out_of_scope) makes it unqualified; buying_signals lifts to sql; evaluating and meeting_booked to mql; engaged and substantive to nurture; not_now, browsing, free_plan and no_stated_need cap it."`
+	Summary         string           `json:"summary" doc:"One paragraph for the sales team: tier, score, each dimension's status and the overrides' reasons."`
+	Language        string           `json:"language,omitempty" doc:"The visitor's language as detected when scored: en, es, pt, fr, de or hi-en (Hinglish)."`
 	Scorer          string           `json:"scorer" doc:"rules/<version>, or rules/<version>+model when a model refined it."`
 
 	Name    *string           `json:"name"`

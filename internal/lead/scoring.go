@@ -99,7 +99,7 @@ func (s *Service) scoreTx(ctx context.Context, tx *sqlx.Tx, sess *session, r *ro
 func (s *Service) writeScore(ctx context.Context, tx *sqlx.Tx, sess *session, r *row, res score.Result, scorer string,
 	messages int, now time.Time) error {
 	b, err := json.Marshal(stored{Dimensions: res.Dimensions, Signals: res.Signals, Adjustment: res.Adjustment,
-		Overrides: res.Overrides, Summary: res.Summary})
+		Overrides: res.Overrides, Summary: res.Summary, Language: res.Language})
 	if err != nil {
 		return err
 	}

@@ -185,6 +185,7 @@ type stored struct {
 	Adjustment int               `json:"adjustment"`
 	Overrides  []score.Override  `json:"overrides"`
 	Summary    string            `json:"summary"`
+	Language   string            `json:"language,omitempty"`
 }
 
 // view builds the API's lead from a row.
@@ -200,7 +201,7 @@ func view(r *row, publicID string, messages int, lastActive time.Time) *Lead {
 	_ = json.Unmarshal([]byte(r.Fields), &l.Fields)
 	var b stored
 	_ = json.Unmarshal([]byte(r.Breakdown), &b)
-	l.Signals, l.BehavioralScore, l.Overrides, l.Summary = b.Signals, b.Adjustment, b.Overrides, b.Summary
+	l.Signals, l.BehavioralScore, l.Overrides, l.Summary, l.Language = b.Signals, b.Adjustment, b.Overrides, b.Summary, b.Language
 	l.Dimensions = make([]ScoredDimension, len(b.Dimensions))
 	for i, d := range b.Dimensions {
 		l.Dimensions[i] = ScoredDimension(d)

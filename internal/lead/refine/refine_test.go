@@ -451,3 +451,48 @@ func TestRefineIgnoresNoteToTheReviewer(t *testing.T) {
 		t.Errorf("refined to %d %s from %d %s", got.Score, got.Tier, base.Score, base.Tier)
 	}
 }
+
+// The stage floors (buying_signals, evaluating) and the not_now cap read
+// the visitor's words, so a model that scores the dimensions down or up
+// does not undo them.
+func TestRefineKeepsStageRules(t *testing.T) {
+	q := bant()
+	t.Run("evaluating stays mql", func(t *testing.T) {
+		in := score.Input{Transcript: convo("Hi! How can I help?",
+			"We're comparing you with Intercom and Tidio. We get about 3,000 chats a month.")}
+		base := score.Score(q, in)
+		if base.Tier != score.TierMQL || base.Overrides[0].Rule != score.RuleEvaluating {
+			t.Fatalf("base %d %s %+v", base.Score, base.Tier, base.Overrides)
+		}
+		srv, r := setup(t)
+		srv.Enqueue(llmtest.Reply{Text: reply(t, dim{Name: "need", Score: 20})})
+		got, err := r.Refine(context.Background(), q, in, base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Tier != score.TierMQL || len(got.Overrides) == 0 || got.Overrides[0].Rule != score.RuleEvaluating {
+			t.Errorf("refined to %d %s %+v", got.Score, got.Tier, got.Overrides)
+		}
+	})
+	t.Run("not now stays below sql", func(t *testing.T) {
+		in := score.Input{Transcript: convo("Hi! How can I help?",
+			"I'm the CEO of a 50-person agency, we need a chatbot for our clients and have $2,000 a month approved.",
+			"When would you like to start?",
+			"No rush, probably next year.")}
+		base := score.Score(q, in)
+		if base.Tier == score.TierSQL {
+			t.Fatalf("base %d %s %+v", base.Score, base.Tier, base.Overrides)
+		}
+		srv, r := setup(t)
+		srv.Enqueue(llmtest.Reply{Text: reply(t,
+			dim{Name: "need", Score: 100, Evidence: []quote{{Quote: "we need a chatbot for our clients"}}},
+			dim{Name: "timeline", Score: 40, Evidence: []quote{{Quote: "probably next year"}}})})
+		got, err := r.Refine(context.Background(), q, in, base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Tier == score.TierSQL {
+			t.Errorf("refined to %d %s %+v", got.Score, got.Tier, got.Overrides)
+		}
+	})
+}

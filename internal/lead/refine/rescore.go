@@ -278,11 +278,12 @@ const (
 // its score.
 var disqualifiers = map[string]bool{
 	"spam": true, "job_seeker": true, "student": true, "competitor": true,
-	"no_intent": true, "existing_customer": true, "out_of_scope": true,
+	"no_intent": true, "existing_customer": true, "out_of_scope": true, "injection": true, "declined": true,
 }
 
 var conditional = map[string]bool{
 	ruleBrowsing: true, ruleFreePlan: true, ruleNoNeed: true, ruleEngaged: true, ruleSubstantive: true, ruleMeeting: true,
+	score.RuleBuyingSignals: true, score.RuleEvaluating: true, score.RuleNotNow: true,
 }
 
 // unknownOverride reports a rule in base that refinement cannot honour.
@@ -313,6 +314,7 @@ const (
 	reasonNoNeed   = "No need or problem was stated, so at most mql."
 	reasonEngaged  = "The visitor engaged with the offering, so at least nurture."
 	reasonMeeting  = "The visitor booked a meeting: they asked for sales time, so at least mql."
+	reasonNotNow   = "The visitor's latest word on timing is that it is not now (no rush, next year): at most mql."
 )
 
 // rescore recomputes Score, Tier and Overrides of r, whose dimensions were
@@ -353,6 +355,21 @@ func rescore(r *score.Result, q bot.Qualification, in score.Input, base score.Re
 		fired[o.Rule] = o
 	}
 
+	// The stage floors (buying signals: sql, evaluating: mql) read the
+	// visitor's words, which only score reads: one that fired on base
+	// applies again wherever the refined score is below it.
+	for _, fl := range []struct {
+		rule string
+		to   int
+	}{{score.RuleBuyingSignals, th.SQL}, {score.RuleEvaluating, th.MQL}} {
+		if o, ok := fired[fl.rule]; ok {
+			if s < fl.to {
+				set(o.Rule, o.Reason, fl.to, o.Evidence)
+			}
+			b = max(b, fl.to)
+		}
+	}
+
 	// A cap: at most limit-1 once the score reaches limit.
 	capRule := func(rule, reason string, limit int, holds func() (bool, []score.Evidence)) {
 		if o, ok := fired[rule]; ok {
@@ -369,6 +386,14 @@ func rescore(r *score.Result, q bot.Qualification, in score.Input, base score.Re
 			set(rule, reason, limit-1, ev)
 		}
 	}
+	capRule(score.RuleNotNow, reasonNotNow, th.SQL, func() (bool, []score.Evidence) {
+		for _, d := range r.Dimensions {
+			if d.Name == "timeline" && d.Status == score.StatusNegative {
+				return true, firstEvidence(d)
+			}
+		}
+		return false, nil
+	})
 	capRule(ruleBrowsing, reasonBrowsing, th.MQL, func() (bool, []score.Evidence) {
 		for _, d := range r.Dimensions {
 			if needKeys[d.Name] && d.Status == score.StatusNegative {

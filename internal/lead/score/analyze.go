@@ -362,6 +362,9 @@ func orderOf(turn, tok int) int { return turn<<20 | tok }
 var scopeBreakers = map[string]bool{
 	"and": true, "but": true, "so": true, "because": true, "while": true, "although": true,
 	"though": true, "however": true, "then": true, "lekin": true, "aur": true, "par": true, "or": true,
+	"y": true, "pero": true, "porque": true, "aunque": true, "e": true, "mas": true, "porem": true,
+	"et": true, "mais": true, "car": true, "und": true, "aber": true, "weil": true, "denn": true,
+	"sondern": true, "o": true, "ou": true, "oder": true,
 }
 
 // isNegated looks for a negator inside the match or shortly before it in

@@ -36,6 +36,55 @@ var askCues = []askCue{
 	{fCriteria, []string{"requirements"}}, {fCriteria, []string{"require"}}, {fCriteria, []string{"matters"}},
 	{fCriteria, []string{"criteria"}}, {fCriteria, []string{"winning"}},
 	{fSize, []string{"how", "many"}}, {fSize, []string{"team", "size"}}, {fSize, []string{"how", "big"}},
+	// Spanish, Portuguese, French, German, Hinglish.
+	{fBudget, []string{"presupuesto"}}, {fBudget, []string{"orcamento"}}, {fBudget, []string{"verba"}},
+	{fBudget, []string{"invertir"}}, {fBudget, []string{"investir"}}, {fBudget, []string{"investieren"}},
+	{fEconomic, []string{"presupuesto"}}, {fEconomic, []string{"orcamento"}},
+	{fAuthority, []string{"decide"}}, {fAuthority, []string{"decision"}}, {fAuthority, []string{"decisao"}},
+	{fAuthority, []string{"decisiones"}}, {fAuthority, []string{"decident"}}, {fAuthority, []string{"decideur"}},
+	{fAuthority, []string{"entscheidet"}}, {fAuthority, []string{"entscheidung"}}, {fAuthority, []string{"aprueba"}},
+	{fAuthority, []string{"aprova"}}, {fAuthority, []string{"valide"}}, {fAuthority, []string{"freigabe"}},
+	{fAuthority, []string{"su", "rol"}}, {fAuthority, []string{"seu", "cargo"}}, {fAuthority, []string{"votre", "role"}},
+	{fAuthority, []string{"ihre", "rolle"}}, {fAuthority, []string{"cargo"}}, {fAuthority, []string{"funcion"}},
+	{fTimeline, []string{"cuando"}}, {fTimeline, []string{"quando"}}, {fTimeline, []string{"quand"}},
+	{fTimeline, []string{"wann"}}, {fTimeline, []string{"kab"}}, {fTimeline, []string{"plazo"}},
+	{fTimeline, []string{"prazo"}}, {fTimeline, []string{"delai"}}, {fTimeline, []string{"zeitrahmen"}},
+	{fTimeline, []string{"zeitplan"}}, {fTimeline, []string{"bis", "wann"}},
+	{fNeed, []string{"necesitan"}}, {fNeed, []string{"necesita"}}, {fNeed, []string{"buscan"}},
+	{fNeed, []string{"precisam"}}, {fNeed, []string{"procuram"}}, {fNeed, []string{"besoin"}},
+	{fNeed, []string{"cherchez"}}, {fNeed, []string{"brauchen"}}, {fNeed, []string{"suchen"}},
+	{fNeed, []string{"bedarf"}}, {fNeed, []string{"problema"}}, {fNeed, []string{"probleme"}},
+	{fNeed, []string{"reto"}}, {fNeed, []string{"desafio"}}, {fNeed, []string{"defi"}},
+	{fNeed, []string{"herausforderung"}}, {fNeed, []string{"chahiye"}}, {fNeed, []string{"interesa"}},
+	{fNeed, []string{"interessa"}}, {fNeed, []string{"interesse"}}, {fNeed, []string{"interessiert"}},
+	{fNeed, []string{"buscas"}}, {fNeed, []string{"busca"}}, {fNeed, []string{"procura"}}, {fNeed, []string{"cherchez"}},
+	{fNeed, []string{"interested"}},
+	{fPain, []string{"problema"}}, {fPain, []string{"probleme"}}, {fPain, []string{"herausforderung"}},
+	{fPriority, []string{"urgente"}}, {fPriority, []string{"prioridad"}}, {fPriority, []string{"prioridade"}},
+	{fPriority, []string{"priorite"}}, {fPriority, []string{"dringend"}}, {fPriority, []string{"prioritat"}},
+	{fSize, []string{"cuantos"}}, {fSize, []string{"cuantas"}}, {fSize, []string{"quantos"}},
+	{fSize, []string{"quantas"}}, {fSize, []string{"combien"}}, {fSize, []string{"wie", "viele"}},
+	{fSize, []string{"kitne"}},
+	// An offer to book, visit, call or quote: a yes (or a time) takes it.
+	{fIntent, []string{"book"}}, {fIntent, []string{"schedule"}}, {fIntent, []string{"appointment"}},
+	{fIntent, []string{"visit"}}, {fIntent, []string{"tour"}}, {fIntent, []string{"demo"}},
+	{fIntent, []string{"call"}}, {fIntent, []string{"quote"}}, {fIntent, []string{"reserve"}},
+	{fIntent, []string{"consultation"}}, {fIntent, []string{"slot"}}, {fIntent, []string{"order"}},
+	{fIntent, []string{"agendar"}}, {fIntent, []string{"agende"}}, {fIntent, []string{"reservar"}},
+	{fIntent, []string{"reserva"}}, {fIntent, []string{"cita"}}, {fIntent, []string{"visita"}},
+	{fIntent, []string{"llamada"}}, {fIntent, []string{"cotizar"}}, {fIntent, []string{"cotizacion"}},
+	{fIntent, []string{"reunion"}}, {fIntent, []string{"marcar"}}, {fIntent, []string{"consulta"}},
+	{fIntent, []string{"cotar"}}, {fIntent, []string{"cotacao"}}, {fIntent, []string{"reuniao"}},
+	{fIntent, []string{"ligacao"}}, {fIntent, []string{"rendez"}}, {fIntent, []string{"rdv"}},
+	{fIntent, []string{"reserver"}}, {fIntent, []string{"devis"}}, {fIntent, []string{"appel"}},
+	{fIntent, []string{"termin"}}, {fIntent, []string{"besichtigung"}}, {fIntent, []string{"angebot"}},
+	{fIntent, []string{"buchen"}}, {fIntent, []string{"vereinbaren"}}, {fIntent, []string{"proposal"}},
+	{fIntent, []string{"propuesta"}}, {fIntent, []string{"proposta"}}, {fIntent, []string{"pedido"}},
+	{fIntent, []string{"vaga"}}, {fIntent, []string{"vagas"}}, {fIntent, []string{"hueco"}}, {fIntent, []string{"huecos"}},
+	{fIntent, []string{"disponibilidad"}}, {fIntent, []string{"availability"}}, {fIntent, []string{"available"}},
+	{fIntent, []string{"creneau"}}, {fIntent, []string{"creneaux"}}, {fIntent, []string{"termine"}},
+	{fIntent, []string{"frei"}}, {fIntent, []string{"site", "visit"}}, {fNeed, []string{"dekh", "rahe"}},
+	{fNeed, []string{"chahte"}}, {fNeed, []string{"chahiye"}},
 }
 
 // askIndex finds the cues that can start at a word.
@@ -58,24 +107,36 @@ type botContext struct {
 // asks reports whether the bot's questions used a word.
 func (c *botContext) asks(w string) bool { return contains(c.words, w) }
 
-func readBotTurn(text string) botContext {
+func readBotTurn(text, lang string) botContext {
 	var ctx botContext
 	text = contextSentences(text)
 	if text == "" {
 		return ctx // nothing asked, no price, no apology: no context
 	}
-	toks, sents := tokenize(text, lex)
+	toks, sents := tokenizeLang(text, lex, lang)
 	for si := range sents {
 		s := &sents[si]
 		if !ctx.priced && len(parseAmounts(toks, s.tokStart, s.tokEnd)) > 0 {
 			ctx.priced = true
 		}
 		if !s.question {
+			// An offer stated rather than asked ("We have Thursday at 10
+			// or Friday at 4."): a time in the reply takes it.
+			for i := s.tokStart; i < s.tokEnd; i++ {
+				for _, c := range askIndex[toks[i].norm] {
+					if c.f == fIntent && hasSeqAt(toks, i, s.tokEnd, c.seq) {
+						ctx.asked |= setOf(fIntent)
+					}
+				}
+			}
 			continue
 		}
 		for i := s.tokStart; i < s.tokEnd; i++ {
 			ctx.words = append(ctx.words, toks[i].norm)
 			for _, c := range askIndex[toks[i].norm] {
+				if c.f == fTimeline && len(c.seq) == 1 && whenWords[c.seq[0]] && !asksWhen(toks, i, s) {
+					continue // "a reminder when we run promotions?" does not ask when
+				}
 				if hasSeqAt(toks, i, s.tokEnd, c.seq) {
 					ctx.asked |= setOf(c.f)
 				}
@@ -84,6 +145,24 @@ func readBotTurn(text string) botContext {
 	}
 	ctx.offScope = saysNotOffered(toks)
 	return ctx
+}
+
+var whenWords = setOfWords([]string{"when", "cuando", "quando", "quand", "wann", "kab"})
+
+// asksWhen: "when" opens the question or a verb follows it ("when would
+// you", "cuándo quieren"), rather than starting a clause of an offer.
+func asksWhen(toks []token, i int, s *sentence) bool {
+	if i-s.tokStart <= 2 {
+		return true
+	}
+	if i+1 < s.tokEnd {
+		switch toks[i+1].norm {
+		case "do", "does", "are", "is", "would", "will", "can", "could", "should", "did", "you", "quieren", "quiere",
+			"pueden", "querem", "podem", "voulez", "souhaitez", "mochten", "wollen", "konnen":
+			return true
+		}
+	}
+	return false
 }
 
 // contextSentences keeps the sentences of a bot turn that can give
@@ -186,8 +265,10 @@ var notOffered = setOfWords([]string{
 })
 
 var (
-	affirmWords = setOfWords([]string{"yes", "yeah", "yep", "yup", "yess", "sure", "correct", "right", "definitely", "absolutely", "haan", "han", "ha", "ji", "exactly", "indeed", "certainly", "affirmative"})
-	denyWords   = setOfWords([]string{"no", "nope", "nah", "nahi", "never", "none"})
+	affirmWords = setOfWords([]string{"yes", "yeah", "yep", "yup", "yess", "sure", "correct", "right", "definitely", "absolutely", "haan", "han", "ha", "ji", "exactly", "indeed", "certainly", "affirmative",
+		"si", "claro", "exacto", "correcto", "sim", "exato", "oui", "exactement", "absolument", "bien", "ja", "genau", "richtig", "jawohl", "klar",
+		"passt", "perfekt", "parfait", "perfecto", "perfeito", "perfect", "great", "vale", "dale", "bilkul", "theek"})
+	denyWords   = setOfWords([]string{"no", "nope", "nah", "nahi", "never", "none", "nao", "non", "nein", "nee"})
 	meWords     = setOfWords([]string{"me", "myself", "mine"})
 	nobodyWords = setOfWords([]string{"nobody", "noone"})
 )
@@ -196,7 +277,7 @@ var (
 // than saying it outright, because the bot chose the words.
 var affirmLevel = map[facet]int{
 	fBudget: 60, fAuthority: 75, fEconomic: 70, fNeed: 60, fPain: 55, fTimeline: 65, fPriority: 70,
-	fChampion: 70, fProcess: 45, fCriteria: 40,
+	fChampion: 70, fProcess: 45, fCriteria: 40, fIntent: 80,
 }
 
 // answerFindings reads a short reply to the bot's question. found is the
@@ -229,7 +310,8 @@ func answerFindings(t *turnText, out []finding, found int) []finding {
 	}
 	switch {
 	case (first == "not" && (second == "sure" || second == "decided")) || (first == "no" && second == "idea") ||
-		(first == "do" && second == "not") || first == "undecided" || first == "depends" || first == "maybe":
+		(first == "do" && second == "not") || first == "undecided" || first == "depends" || first == "maybe" ||
+		unsureStarts[first+" "+second] || unsureWords[first]:
 		for f := facet(0); f < fIntent; f++ {
 			if t.asked.has(f) && f != fSize {
 				emit(f, 15, false, "unsure when asked")
@@ -246,7 +328,7 @@ func answerFindings(t *turnText, out []finding, found int) []finding {
 				emit(f, 85, false, "says it is them when asked")
 			}
 		}
-	case affirmWords[first] && !(first == "right" && second != ""):
+	case affirmWords[first] && !(first == "right" && second != "") && !(first == "si" && end-i > 1):
 		for f, level := range affirmLevel {
 			if t.asked.has(f) {
 				emit(f, level, false, "confirms when asked")
@@ -258,12 +340,26 @@ func answerFindings(t *turnText, out []finding, found int) []finding {
 				emit(f, 0, true, "denies when asked")
 			}
 		}
+	case t.asked.has(fIntent) && proposesTime(out[found:], t.index, s):
+		// "Would you like to book?" "Thursday at 10, please."
+		emit(fIntent, 80, false, "takes the offer with a time")
 	case t.asked.has(fNeed) && !s.question && !greetings[first] && !saidAnything(out[found:], t.index, s):
 		// "Which program are you interested in?" "The weekend executive
 		// MBA." A direct answer names what they want.
 		emit(fNeed, 55, false, "names what they want when asked")
 	}
 	return out
+}
+
+// proposesTime reports a date or time among the findings of a sentence.
+func proposesTime(fs []finding, turn int, s *sentence) bool {
+	lo, hi := orderOf(turn, s.tokStart), orderOf(turn, s.tokEnd)
+	for _, f := range fs {
+		if f.f == fTimeline && !f.deny && f.level >= 70 && f.order >= lo && f.order < hi {
+			return true
+		}
+	}
+	return false
 }
 
 // saidAnything reports whether a sentence already said something else:
@@ -282,7 +378,16 @@ func saidAnything(fs []finding, turn int, s *sentence) bool {
 	return false
 }
 
-var greetings = setOfWords([]string{"hi", "hello", "hey", "namaste", "hii", "hiya", "thanks", "thank", "ok", "okay", "good", "morning", "evening"})
+// unsureStarts and unsureWords open an unsure answer in the other
+// languages: "no sé", "não sei", "je ne sais pas", "weiß nicht".
+var (
+	unsureStarts = setOfWords([]string{"no se", "no sabemos", "todavia no", "aun no", "nao sei", "ainda nao",
+		"je ne", "pas encore", "on ne", "weiss nicht", "keine ahnung", "noch nicht", "pata nahi", "abhi pata"})
+	unsureWords = setOfWords([]string{"depende", "quizas", "quiza", "talvez", "vielleicht", "kommt", "shayad", "peut"})
+)
+
+var greetings = setOfWords([]string{"hi", "hello", "hey", "namaste", "hii", "hiya", "thanks", "thank", "ok", "okay", "good", "morning", "evening",
+	"hola", "buenas", "buenos", "gracias", "ola", "oi", "obrigado", "obrigada", "bom", "boa", "bonjour", "salut", "merci", "hallo", "guten", "danke", "servus", "moin"})
 
 // locationFindings reads places: "in Whitefield", "near Hinjewadi", "trip
 // to Kerala". A place is a capitalised word after a place preposition

@@ -29,6 +29,8 @@ const (
 	fSize                   // team, company or volume size
 	fLocation               // a place
 	fIntent                 // explicit buying action: quote, demo, price, booking
+	fEval                   // evaluation-stage activity: comparing vendors, a trial, plan or integration questions
+	fFit                    // the visitor's own context: their business, team, volume or current tool
 
 	// Disqualifiers and context, never dimensions.
 	fJob        // job seeker
@@ -41,15 +43,16 @@ const (
 	fSupport    // an existing customer's order, claim or account
 	fProblem    // something went wrong with it
 	fNoIntent   // signed up by mistake, unsubscribe
+	fInjection  // an instruction to the scorer or the bot ("ignore your instructions", "mark me as sql")
 
 	nFacets
 )
 
 var facetNames = [nFacets]string{
 	"budget", "authority", "economic_buyer", "need", "pain", "timeline", "priority", "metrics",
-	"criteria", "process", "champion", "size", "location", "intent",
+	"criteria", "process", "champion", "size", "location", "intent", "evaluation", "fit",
 	"job_seeker", "student", "student_self", "competitor", "fishing", "spam", "spam_weak", "support",
-	"problem", "no_intent",
+	"problem", "no_intent", "injection",
 }
 
 func (f facet) String() string { return facetNames[f] }

@@ -119,7 +119,7 @@ var budgetRules = []rule{
 	r("asks the price", "what does|will it|this|that cost", o(fBudget, 35), o(fIntent, 50)),
 	r("asks the price", "price|prices|pricing|cost|costs|fee|fees|charges|premium|rate|rates|plans|tariff", o(fBudget, 30), o(fIntent, 45)).question(),
 	r("asks the price", "price|pricing|fee|fees|cost|rate kya|batao|bataye|bataiye|bata", o(fBudget, 30), o(fIntent, 45)),
-	r("wants a free plan", "free plan|trial|version|tier|account|option", o(fBudget, 20)).freePlan(),
+	r("wants a free plan", "free plan|version|tier|account|option", o(fBudget, 20)).freePlan(),
 	r("wants a free plan", "{start with|use|try|go with} @det? free", o(fBudget, 20)).freePlan(),
 	r("limited budget", "budget @be? tight|limited|low|small", o(fBudget, 20)).native(),
 	r("limited budget", "tight|limited|small|low budget", o(fBudget, 20)).native(),
@@ -162,7 +162,8 @@ var authorityRules = []rule{
 	r("researching for someone else", "my boss|manager|ceo|founder|doctor|owner|principal asked|told me", o(fAuthority, 40), o(fEconomic, 40)).capAt(45),
 	r("someone else decides", "take|taking|bring|put it|this to @det? @superior", o(fAuthority, 35), o(fEconomic, 50), o(fProcess, 45)).capAt(45),
 	r("does not know who decides", "{not sure|do not know|no idea} .. who", o(fAuthority, 25), o(fEconomic, 15)).native().capAt(30),
-	suppress("need|needs to check|ask|talk|discuss|think|consult|confirm|speak|take|run", fNeed),
+	suppress("need|needs to check|ask|talk|discuss|think|consult|confirm|speak|take|run|save|wait", fNeed),
+	suppress("save|saving|saved for @det? down payment|deposit|downpayment", fBudget, fIntent),
 	suppress("need|needs to make|build @det? business? case", fNeed),
 	suppress("{sign up|signed up|signing up|signup}", fAuthority, fEconomic),
 }
@@ -394,7 +395,7 @@ var disqualifierRules = []rule{
 }
 
 // allRules is every rule group in one slice; a rule's position is its id.
-var allRules = concat(budgetRules, authorityRules, needRules, timelineRules, priorityRules, buyingRules, disqualifierRules)
+var allRules = concat(budgetRules, authorityRules, needRules, timelineRules, priorityRules, buyingRules, disqualifierRules, intlRules)
 
 func concat(groups ...[]rule) []rule {
 	var all []rule
@@ -408,14 +409,23 @@ func concat(groups ...[]rule) []rule {
 var hedges = map[string]bool{
 	"maybe": true, "might": true, "perhaps": true, "possibly": true, "probably": true, "hopefully": true,
 	"may": true, "shayad": true, "sometime": true, "someday": true, "guess": true,
+	"quizas": true, "quiza": true, "talvez": true, "posiblemente": true, "probablemente": true,
+	"provavelmente": true, "possivelmente": true, "peut": true, "probablement": true, "eventuellement": true,
+	"vielleicht": true, "wahrscheinlich": true, "eventuell": true, "moglicherweise": true, "evtl": true,
 }
 
 // negators turn a following phrase in the same clause into a denial.
 var negators = map[string]bool{
 	"not": true, "no": true, "never": true, "without": true, "nor": true, "neither": true,
 	"nothing": true, "none": true, "hardly": true,
+	// Spanish, Portuguese, French, German.
+	"nunca": true, "sin": true, "ni": true, "jamas": true, "nada": true, "ningun": true, "ninguna": true,
+	"nao": true, "nem": true, "sem": true, "nenhum": true, "nenhuma": true,
+	"pas": true, "ne": true, "jamais": true, "aucun": true, "aucune": true, "sans": true, "rien": true,
+	"nicht": true, "kein": true, "keine": true, "keinen": true, "keinem": true, "keiner": true, "nie": true,
+	"niemals": true, "ohne": true, "nichts": true,
 }
 
 // postNegators negate the phrase before them (Hindi word order: "budget
 // nahi hai").
-var postNegators = map[string]bool{"nahi": true, "mat": true}
+var postNegators = map[string]bool{"nahi": true, "mat": true, "nicht": true}

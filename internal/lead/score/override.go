@@ -1,6 +1,8 @@
 package score
 
 import (
+	"strings"
+
 	"concierge/internal/bot"
 )
 
@@ -18,31 +20,41 @@ import (
 //     answered is not offered ("sorry, we only sell apartments") when the
 //     visitor states no other need. These cap the score below the nurture
 //     threshold and end the list.
-//  2. Browsing: when the visitor's latest word on their need is a denial
+//  2. Buying signals: a stated need, authority or a budget, and a near-term
+//     date or a request to buy, meet or get a quote make the lead at least
+//     sql, the way a sales team defines it, even where the weighted sum
+//     spreads the evidence thin.
+//  3. Evaluating: a visitor evaluating the offering (comparing vendors,
+//     asking for a trial or pilot, asking what a plan includes, whether it
+//     integrates, what it costs, or asking for a demo) who also says who
+//     they are or what they need (their business, team size, volume, the
+//     tool they use, a need or a problem) is at least mql, unless they say
+//     it is far off (next year, no rush).
+//  4. Browsing: when the visitor's latest word on their need is a denial
 //     ("just browsing", "no real challenge"), the lead is at most nurture,
 //     however senior they are; sales does not call someone who said they
 //     are not buying.
-//  3. Free plan: when the visitor's latest word on money is that they want
+//  5. Free plan: when the visitor's latest word on money is that they want
 //     the free plan ("I'll start with free"), the lead is at most nurture:
 //     a product-led sign-up, not a sales conversation yet. A plain "no
 //     budget yet" does not trigger it; that visitor may still be worth a
 //     call.
-//  4. No stated need: without any positive need or pain (or at least a
+//  6. No stated need: without any positive need or pain (or at least a
 //     sizeable workload such as "900 emails a week"), the lead is at most
 //     mql; budget, authority and timeline without a problem to solve give
 //     sales nothing to sell into.
-//  5. Engaged: a visitor who engaged with the offering at all (asked a
+//  7. Engaged: a visitor who engaged with the offering at all (asked a
 //     price or a feature, stated a need, even "just browsing" or "not this
 //     year") is at least nurture. That is what nurture is for; unqualified
 //     is for no fit or no interest. A single curious question would
 //     otherwise fall below the nurture threshold because the weighted sum
 //     spreads it thin.
-//  6. Substantive: a visitor who wrote a real message (a sentence of five
+//  8. Substantive: a visitor who wrote a real message (a sentence of five
 //     words or more, eight in all) that the lexicon could not read, and who
 //     did not say no, is at least nurture too. Unqualified has to be
 //     established, not assumed: a lead wrongly marked unqualified is lost,
 //     one wrongly kept in nurture costs an e-mail.
-//  7. Meeting booked: the visitor asked for sales time and sales will take
+//  9. Meeting booked: the visitor asked for sales time and sales will take
 //     the call, so the lead is at least mql even if they said little.
 func applyOverrides(r *Result, a *analysis, sig Signals, th bot.Thresholds) {
 	set := func(rule, reason string, score int, ev []Evidence) {
@@ -58,6 +70,19 @@ func applyOverrides(r *Result, a *analysis, sig Signals, th bot.Thresholds) {
 		r.Overrides = append(r.Overrides, Override{Rule: rule, From: from, Tier: r.Tier, Reason: reason, Evidence: ev})
 		return
 	}
+	if ev, ok := buyingSignals(a); ok && r.Score < th.SQL {
+		set(RuleBuyingSignals, "A stated need, authority or a budget, and a near-term date or a request to buy, meet or get a quote: at least sql.", th.SQL, ev)
+	}
+	evaluatingNow := false
+	if ev, ok := evaluating(a); ok {
+		evaluatingNow = true
+		if r.Score < th.MQL {
+			set(RuleEvaluating, "The visitor is evaluating the offering for a stated need or business of their own: at least mql.", th.MQL, ev)
+		}
+	}
+	if f, ok := notNow(a); ok && r.Score >= th.SQL {
+		set(RuleNotNow, "The visitor's latest word on timing is that it is not now (no rush, next year): at most mql.", th.SQL-1, []Evidence{quoteEvidence(f)})
+	}
 	latestNeed, bestNeed := -1, -1
 	for i, f := range a.findings {
 		if f.f != fNeed && f.f != fPain {
@@ -70,7 +95,7 @@ func applyOverrides(r *Result, a *analysis, sig Signals, th bot.Thresholds) {
 			bestNeed = i
 		}
 	}
-	if latestNeed >= 0 && a.findings[latestNeed].deny && r.Score >= th.MQL {
+	if latestNeed >= 0 && a.findings[latestNeed].deny && r.Score >= th.MQL && !evaluatingNow {
 		f := a.findings[latestNeed]
 		set("browsing", "The visitor's latest word on their need is a denial, so at most nurture.", th.MQL-1, []Evidence{quoteEvidence(f)})
 	}
@@ -95,6 +120,163 @@ func applyOverrides(r *Result, a *analysis, sig Signals, th bot.Thresholds) {
 		}
 		set("meeting_booked", "The visitor booked a meeting: they asked for sales time, so at least mql.", th.MQL, ev)
 	}
+}
+
+// Rules of the floors that read the buying stage.
+const (
+	RuleBuyingSignals = "buying_signals"
+	RuleEvaluating    = "evaluating"
+	RuleNotNow        = "not_now"
+)
+
+// notNow finds the visitor's latest word on timing when it says not now
+// (a denial of any hurry, or a year or more away), unless a concrete
+// request to buy, book or meet came after it.
+func notNow(a *analysis) (finding, bool) {
+	fb := bestOf(a)
+	if fb.timeline == nil {
+		return finding{}, false
+	}
+	t := *fb.timeline
+	// "Within a year" can be a goal's horizon; "no rush", "next year",
+	// "someday" say the purchase waits.
+	if !(t.deny || t.level <= 15 || strings.HasSuffix(t.reading, "next year") || strings.HasSuffix(t.reading, "later")) {
+		return finding{}, false
+	}
+	for _, f := range a.findings {
+		if f.f == fIntent && !f.deny && f.level >= 75 && f.order > t.order {
+			return finding{}, false
+		}
+	}
+	return t, true
+}
+
+// facetBest is the strongest positive finding of each facet, and the
+// latest timeline finding.
+type facetBest struct {
+	best     [nFacets]finding
+	has      [nFacets]bool
+	timeline *finding // the latest word on when
+	role     bool     // the visitor gave their title
+}
+
+func bestOf(a *analysis) facetBest {
+	var fb facetBest
+	for i := range a.findings {
+		f := &a.findings[i]
+		if f.f == fTimeline && (fb.timeline == nil || f.order > fb.timeline.order) {
+			fb.timeline = f
+		}
+		if f.deny || f.offScope || f.level <= 0 {
+			continue
+		}
+		if f.f == fAuthority && strings.HasPrefix(f.reading, "role: ") {
+			fb.role = true
+		}
+		if !fb.has[f.f] || f.level > fb.best[f.f].level {
+			fb.best[f.f], fb.has[f.f] = *f, true
+		}
+	}
+	return fb
+}
+
+// level is the strongest positive level of facet f, 0 if none.
+func (fb *facetBest) level(f facet) int {
+	if !fb.has[f] {
+		return 0
+	}
+	return fb.best[f].level
+}
+
+// farOff: the visitor's latest word on timing puts it a year away or
+// denies any hurry.
+func (fb *facetBest) farOff() bool {
+	t := fb.timeline
+	return t != nil && (t.deny || t.level <= 25)
+}
+
+// buyingSignals applies the sales definition of sql: a need, authority
+// or budget, and a near-term date or a request to buy, meet or quote.
+// Authority, budget and timeline are read as their dimensions would be:
+// "my boss approves" caps authority, and a later denial wins.
+func buyingSignals(a *analysis) ([]Evidence, bool) {
+	fb := bestOf(a)
+	need := max(fb.level(fNeed), fb.level(fPain))
+	if need < 60 && !(fb.level(fEval) >= 55 && fit(&fb)) {
+		return nil, false
+	}
+	var ev []Evidence
+	top := func(f facet) (int, Evidence) {
+		d := scoreDimension(dimSpec{key: f.String(), label: f.String(), sources: []source{{f, 1}}}, a)
+		if len(d.Evidence) == 0 || d.Status == StatusNegative {
+			return 0, Evidence{}
+		}
+		return d.Score, d.Evidence[0]
+	}
+	auth, authEv := top(fAuthority)
+	budget, budgetEv := top(fBudget)
+	when, whenEv := top(fTimeline)
+	soon := when >= 80 && !fb.farOff()
+	switch {
+	case auth >= 70:
+		ev = append(ev, authEv)
+	case budget >= 70:
+		ev = append(ev, budgetEv)
+	case soon && fb.level(fIntent) >= 75:
+		// A concrete request (book, visit, quote, pay) for a near date:
+		// the visitor is buying for themselves.
+		ev = append(ev, quoteEvidence(fb.best[fIntent]))
+	default:
+		return nil, false
+	}
+	switch {
+	case soon:
+		ev = append(ev, whenEv)
+	case fb.level(fIntent) >= 70:
+		ev = append(ev, quoteEvidence(fb.best[fIntent]))
+	default:
+		return nil, false
+	}
+	needF := fNeed
+	if fb.level(fPain) > fb.level(fNeed) {
+		needF = fPain
+	}
+	if need < 60 {
+		needF = fEval
+	}
+	return append([]Evidence{quoteEvidence(fb.best[needF])}, ev...), true
+}
+
+// fit: the visitor said who they are or what their workload is.
+func fit(fb *facetBest) bool {
+	return fb.level(fFit) >= 55 || fb.has[fSize] || fb.level(fMetrics) >= 65 || fb.role ||
+		max(fb.level(fNeed), fb.level(fPain)) >= 65
+}
+
+// evaluating: evaluation-stage interest with a fit, or a buying question
+// (price, demo, quote) tied to a stated need; not far off.
+func evaluating(a *analysis) ([]Evidence, bool) {
+	fb := bestOf(a)
+	need := max(fb.level(fNeed), fb.level(fPain))
+	var interest facet
+	switch {
+	case fb.level(fEval) >= 45 && fit(&fb):
+		interest = fEval
+	case fb.level(fEval) >= 60 && need >= 60:
+		interest = fEval
+	case fb.level(fIntent) >= 45 && need >= 60 && !fb.farOff():
+		interest = fIntent
+	default:
+		return nil, false
+	}
+	ev := []Evidence{quoteEvidence(fb.best[interest])}
+	for _, f := range []facet{fPain, fNeed, fFit, fSize, fMetrics, fAuthority} {
+		if fb.has[f] && fb.best[f].quote != ev[0].Quote {
+			ev = append(ev, quoteEvidence(fb.best[f]))
+			break
+		}
+	}
+	return ev, true
 }
 
 // freePlanOnly finds a latest budget word that is a free-plan wish.
@@ -123,7 +305,7 @@ func quantifiedWorkload(a *analysis) bool {
 }
 
 // engagementFacets are the facets that show interest in the offering.
-var engagementFacets = setOf(fNeed, fPain, fBudget, fTimeline, fPriority, fIntent, fCriteria, fMetrics, fProcess)
+var engagementFacets = setOf(fNeed, fPain, fBudget, fTimeline, fPriority, fIntent, fCriteria, fMetrics, fProcess, fEval)
 
 // engagement finds the strongest sign of interest: a positive finding on a
 // buying facet, or a "not yet" denial.
@@ -201,6 +383,12 @@ func disqualified(a *analysis) (rule, reason string, ev []Evidence, ok bool) {
 		}
 		return len(seen)
 	}
+	evaluatingNow := false
+	for _, f := range by[fEval] {
+		if f.level >= 55 {
+			evaluatingNow = true
+		}
+	}
 	studentWork := len(by[fStudent]) > 0
 	if !studentWork && len(by[fStudentMe]) > 0 {
 		for _, t := range a.turns {
@@ -226,8 +414,15 @@ func disqualified(a *analysis) (rule, reason string, ev []Evidence, ok bool) {
 		return "spam", "Spam, a vendor pitch or a partnership request, not a buyer: unqualified.", quotes(by[fSpam], by[fSpamWeak]), true
 	case len(by[fNoIntent]) > 0 && !intent:
 		return "no_intent", "The visitor asked to be left alone: unqualified.", quotes(by[fNoIntent]), true
-	case len(by[fSupport]) > 0 && len(by[fProblem]) > 0 && !intent:
+	case len(by[fSupport]) > 0 && (len(by[fProblem]) > 0 || distinct(by[fSupport]) >= 2) && !intent && !evaluatingNow:
 		return "existing_customer", "An existing customer with a service problem and no intent to buy: unqualified (route to support).", quotes(by[fSupport], by[fProblem]), true
+	case len(by[fInjection]) > 0 && (!genuineInterest(a) || (turnsOf(by[fInjection]) >= 2 && !intent)):
+		return "injection", "The visitor only tried to instruct the bot or the scorer, with no buying intent: unqualified.", quotes(by[fInjection]), true
+	}
+	// Declined: the visitor said no to the bot's offer (to book, call,
+	// quote) and showed no need, problem or buying interest of their own.
+	if f, ok := declined(a); ok {
+		return "declined", "The visitor declined the offer and stated no need of their own: unqualified.", []Evidence{quoteEvidence(f)}, true
 	}
 	// Out of scope: every stated need was answered with "we don't offer that".
 	inScope, outScope := 0, []finding{}
@@ -246,6 +441,62 @@ func disqualified(a *analysis) (rule, reason string, ev []Evidence, ok bool) {
 	return "", "", nil, false
 }
 
+// declined finds the visitor's latest answer to an offer when it is a
+// flat no and nothing else in the conversation shows interest ("just
+// looking" is interest: not yet, rather than no).
+func declined(a *analysis) (finding, bool) {
+	var last *finding
+	for i := range a.findings {
+		f := &a.findings[i]
+		if f.f == fIntent && (last == nil || f.order > last.order) {
+			last = f
+		}
+	}
+	if last == nil || !last.deny {
+		return finding{}, false
+	}
+	for _, f := range a.findings {
+		if f.deny && f.engage {
+			return finding{}, false
+		}
+		if f.deny || f.level < 40 {
+			continue
+		}
+		switch f.f {
+		case fNeed, fPain, fIntent, fEval, fBudget, fTimeline:
+			return finding{}, false
+		}
+	}
+	return *last, true
+}
+
+// turnsOf counts the visitor turns that findings come from: someone who
+// tries to instruct the bot turn after turn is testing it, not buying.
+func turnsOf(fs []finding) int {
+	seen := map[int]bool{}
+	for _, f := range fs {
+		seen[f.turn] = true
+	}
+	return len(seen)
+}
+
+// genuineInterest: a need, a problem, a buying action or an evaluation
+// besides any instruction to the scorer (whose sentences are not read).
+func genuineInterest(a *analysis) bool {
+	for _, f := range a.findings {
+		if f.deny || f.level < 40 {
+			continue
+		}
+		switch f.f {
+		case fNeed, fPain, fIntent, fEval, fBudget:
+			return true
+		}
+	}
+	return false
+}
+
 // courseworkWords make "I'm a student" a disqualifier; without them the
 // student may be enrolling, which is a sale.
-var courseworkWords = setOfWords([]string{"project", "assignment", "research", "internship", "certificate", "thesis", "homework", "dissertation", "report"})
+var courseworkWords = setOfWords([]string{"project", "assignment", "research", "internship", "certificate", "thesis", "homework", "dissertation", "report",
+	"proyecto", "tesis", "tarea", "tfg", "tfm", "practicas", "projeto", "tese", "tcc", "trabalho", "estagio", "projet", "memoire",
+	"these", "stage", "devoir", "projekt", "bachelorarbeit", "masterarbeit", "hausarbeit", "praktikum", "studienarbeit"})

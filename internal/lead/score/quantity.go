@@ -18,7 +18,9 @@ type amount struct {
 var currencyWords = map[string]string{
 	"inr": "INR", "rs": "INR", "rupees": "INR", "rupee": "INR", "usd": "USD", "dollars": "USD",
 	"dollar": "USD", "bucks": "USD", "eur": "EUR", "euro": "EUR", "euros": "EUR", "gbp": "GBP",
-	"pounds": "GBP",
+	"pounds": "GBP", "brl": "BRL", "reais": "BRL", "dolares": "USD", "libras": "GBP", "chf": "CHF",
+	"franken": "CHF", "mxn": "MXN", "pesos": "MXN", "rupaye": "INR", "rupaiye": "INR", "rupay": "INR",
+	"rupiya": "INR", "rupye": "INR",
 }
 
 // scaleWords multiply the number before them. Lakh (100,000) and crore
@@ -27,6 +29,11 @@ var scaleWords = map[string]float64{
 	"k": 1e3, "thousand": 1e3, "lakh": 1e5, "lakhs": 1e5, "lac": 1e5, "lacs": 1e5, "l": 1e5,
 	"crore": 1e7, "crores": 1e7, "cr": 1e7, "m": 1e6, "mn": 1e6, "million": 1e6, "b": 1e9,
 	"bn": 1e9, "billion": 1e9,
+	// Spanish and Portuguese "mil" is a thousand (the tokenizer reads it
+	// so); German "Tsd", French "mille", Hindi "hazaar".
+	"tsd": 1e3, "tausend": 1e3, "mille": 1e3, "hazaar": 1e3, "hazar": 1e3, "hajar": 1e3,
+	"millon": 1e6, "millones": 1e6, "milhao": 1e6, "milhoes": 1e6, "millions": 1e6, "mio": 1e6,
+	"millionen": 1e6,
 }
 
 var periodWords = map[string]string{
@@ -34,7 +41,31 @@ var periodWords = map[string]string{
 	"annually": "year", "annum": "year", "pa": "year", "annual": "year", "week": "week", "weekly": "week",
 	"day": "day", "daily": "day", "hour": "hour", "hr": "hour", "person": "person", "user": "user",
 	"seat": "seat", "head": "person", "bot": "bot",
+	"mes": "month", "mois": "month", "monat": "month", "mahina": "month", "mahine": "month",
+	"ano": "year", "annee": "year", "an": "year", "jahr": "year", "saal": "year",
+	"semana": "week", "semaine": "week", "woche": "week", "hafta": "week", "dia": "day", "jour": "day",
+	"tag": "day", "din": "day", "hora": "hour", "heure": "hour", "stunde": "hour",
+	"usuario": "user", "utilisateur": "user", "nutzer": "user",
+	"mensual": "month", "mensuales": "month", "mensal": "month", "mensais": "month", "mensuel": "month",
+	"mensuels": "month", "mensuelle": "month", "monatlich": "month", "anual": "year", "anuales": "year",
+	"annuel": "year", "annuelle": "year", "jahrlich": "year", "semanal": "week", "hebdomadaire": "week",
+	"wochentlich": "week", "diario": "day", "diarios": "day", "taglich": "day", "quotidien": "day",
 }
+
+// periodAdjectives are period words that need no "per": "monthly",
+// "mensual", "monatlich".
+var periodAdjectives = setOfWords([]string{
+	"pm", "pa", "annually", "monthly", "yearly", "weekly", "daily", "hourly", "annual",
+	"mensual", "mensuales", "mensal", "mensais", "mensuel", "mensuels", "mensuelle", "monatlich", "anual",
+	"anuales", "annuel", "annuelle", "jahrlich", "semanal", "hebdomadaire", "wochentlich", "diario",
+	"diarios", "taglich", "quotidien",
+})
+
+// perWords introduce a period: "a month", "al mes", "par mois", "pro Monat".
+var perWords = setOfWords([]string{
+	"a", "per", "every", "each", "an", "al", "por", "par", "pro", "im", "ao", "cada", "chaque", "je",
+	"jeden", "jede", "jeder",
+})
 
 // parseAmounts finds sums of money in toks[lo:hi] (one sentence): "$2,000",
 // "₹8,00,000", "Rs.50000", "50k", "1.5 Cr", "70-80 lakh", "$3k/month",
@@ -120,10 +151,10 @@ func amountAt(toks []token, i, hi int) (amount, bool) {
 	}
 	// Period: "a month", "per year", "/month", "pm".
 	if j < hi {
-		if p, ok := periodWords[toks[j].norm]; ok && (toks[j].norm == "pm" || toks[j].norm == "pa" || strings.HasSuffix(toks[j].norm, "ly") || toks[j].norm == "annually") {
+		if p, ok := periodWords[toks[j].norm]; ok && (periodAdjectives[toks[j].norm] || strings.HasSuffix(toks[j].norm, "ly")) {
 			a.per = p
 			j++
-		} else if j+1 < hi && (toks[j].norm == "a" || toks[j].norm == "per" || toks[j].norm == "every" || toks[j].norm == "each") {
+		} else if j+1 < hi && perWords[toks[j].norm] {
 			if p, ok := periodWords[toks[j+1].norm]; ok {
 				a.per = p
 				j += 2
@@ -188,6 +219,13 @@ var (
 		"range": true, "fine": true, "ok": true, "okay": true, "theek": true, "thik": true, "works": true,
 		"justified": true, "comfortable": true, "aside": true, "reserved": true, "sign": true, "cap": true,
 		"ceiling": true, "affordable": true, "acceptable": true, "reasonable": true, "loan": true,
+		"presupuesto": true, "orcamento": true, "verba": true, "partida": true, "invertir": true, "investir": true,
+		"gastar": true, "pagar": true, "payer": true, "depenser": true, "ausgeben": true, "zahlen": true,
+		"bezahlen": true, "investieren": true, "kharch": true, "kharcha": true, "hasta": true, "ate": true,
+		"jusque": true, "maximo": true, "maximal": true, "hochstens": true, "aprobado": true, "aprovado": true,
+		"aprovada": true, "valide": true, "approuve": true, "genehmigt": true, "freigegeben": true,
+		"disponible": true, "disponivel": true, "reservado": true, "reservada": true, "asignado": true,
+		"eingeplant": true, "prevu": true, "alloue": true, "mensuales": true,
 	}
 	costCues = map[string]bool{
 		"costs": true, "cost": true, "costing": true, "lose": true, "losing": true, "lost": true,
@@ -197,6 +235,9 @@ var (
 		"cover": true, "coverage": true, "assured": true, "revenue": true, "turnover": true, "salary": true,
 		"ctc": true, "returns": true, "saving": true, "savings": true, "save": true, "followers": true,
 		"sales": true, "gmv": true, "funding": true, "raised": true, "valuation": true,
+		"facturacion": true, "facturamos": true, "ingresos": true, "ventas": true, "vendas": true,
+		"faturamento": true, "faturamos": true, "receita": true, "chiffre": true, "umsatz": true,
+		"ventes": true, "salario": true, "sueldo": true, "salaire": true, "gehalt": true, "turnover.": true,
 	}
 )
 
@@ -327,6 +368,16 @@ var sizeNouns = []string{
 	"franchises", "restaurants", "hotels", "counsellors", "counselors", "advisors", "brokers", "sellers",
 	"centres", "centers", "showrooms", "factories", "plants", "adults", "kids", "travellers", "travelers",
 	"guests", "pax", "users", "seat", "room", "bed", "desk", "desks", "store", "branch", "member",
+	"empleados", "trabajadores", "personas", "agentes", "tiendas", "sucursales", "clinicas", "sedes",
+	"oficinas", "vendedores", "comerciales", "asesores", "abogados", "medicos", "profesores", "habitaciones",
+	"hoteles", "restaurantes", "usuarios", "consultores",
+	"funcionarios", "colaboradores", "pessoas", "atendentes", "lojas", "filiais", "unidades", "advogados",
+	"professores", "quartos", "usuarios",
+	"employes", "salaries", "personnes", "collaborateurs", "conseillers", "magasins", "boutiques",
+	"agences", "cliniques", "commerciaux", "vendeurs", "avocats", "medecins", "chambres", "utilisateurs",
+	"mitarbeiter", "mitarbeitende", "mitarbeitern", "personen", "leute", "filialen", "standorte", "praxen",
+	"vertriebler", "berater", "anwalte", "arzte", "zimmer", "kollegen", "nutzer",
+	"log", "logon", "logo", "banda", "bande",
 }
 
 var sizeNounSet = setOfWords(sizeNouns)
@@ -440,7 +491,7 @@ func numberFindings(t *turnText, s *sentence, amts []amount, out []finding) []fi
 	}
 	// "team of 12"
 	for i := s.tokStart; i+2 < s.tokEnd && !sizeSeen; i++ {
-		if t.toks[i].norm == "team" && t.toks[i+1].norm == "of" && t.toks[i+2].isNum {
+		if teamWords[t.toks[i].norm] && ofWords[t.toks[i+1].norm] && t.toks[i+2].isNum {
 			out = append(out, finding{f: fSize, level: 75, reading: "size: team of " + t.text[t.toks[i+2].start:t.toks[i+2].end],
 				turn: t.index, order: orderOf(t.index, i), quote: quoteOf(t, s, i, i+3), offScope: t.offScope})
 			sizeSeen = true
@@ -448,6 +499,9 @@ func numberFindings(t *turnText, s *sentence, amts []amount, out []finding) []fi
 	}
 	return out
 }
+
+// teamWords open a size: "team of 12", "equipo de 12", "Team von 8".
+var teamWords = setOfWords([]string{"team", "equipo", "equipe", "time"})
 
 // workloadPerDay is the volume of their own work (tickets, calls, orders a
 // day) from which a visitor describing it is describing a pain: at 20 a day
@@ -476,7 +530,7 @@ func perDay(n float64, per, period string) float64 {
 	return 0
 }
 
-func isPer(w string) bool { return w == "a" || w == "per" || w == "every" || w == "each" || w == "an" }
+func isPer(w string) bool { return perWords[w] }
 
 func nextToMonth(toks []token, i int, s *sentence) bool {
 	if i+1 < s.tokEnd && toks[i+1].kind&kMonth != 0 {

@@ -1,5 +1,7 @@
 package score
 
+import "strings"
+
 // roleInfo is what a job title says about its holder's buying power.
 type roleInfo struct {
 	authority int // power to decide on a purchase like this
@@ -29,6 +31,60 @@ var roles = map[string]roleInfo{
 	"rep": {35, 20, 0}, "representative": {35, 20, 0}, "trainee": {15, 5, 0}, "intern": {10, 5, 0},
 	"student": {10, 5, 0}, "independent": {75, 75, 0}, "freelance": {75, 75, 0}, "freelancer": {75, 75, 0},
 	"solo": {75, 75, 0},
+	// Spanish and Portuguese.
+	"dueno": {95, 90, 0}, "duena": {95, 90, 0}, "dono": {95, 90, 0}, "dona": {95, 90, 0},
+	"fundador": {95, 90, 0}, "fundadora": {95, 90, 0}, "cofundador": {95, 90, 0}, "cofundadora": {95, 90, 0},
+	"propietario": {95, 90, 0}, "propietaria": {95, 90, 0}, "proprietario": {95, 90, 0}, "proprietaria": {95, 90, 0},
+	"presidente": {90, 85, 0}, "presidenta": {90, 85, 0}, "socio": {85, 80, 0}, "socia": {85, 80, 0},
+	"directora": {85, 75, 0}, "diretor": {85, 75, 0}, "diretora": {85, 75, 0}, "gerente": {70, 55, 0},
+	"jefe": {80, 65, 0}, "jefa": {80, 65, 0}, "chefe": {80, 65, 0}, "responsable": {65, 45, 0},
+	"responsavel": {65, 45, 0}, "encargado": {55, 35, 0}, "encargada": {55, 35, 0},
+	"coordinador": {35, 25, 0}, "coordinadora": {35, 25, 0}, "coordenador": {35, 25, 0}, "coordenadora": {35, 25, 0},
+	"analista": {30, 20, 0}, "asistente": {30, 20, 0}, "assistente": {30, 20, 0}, "becario": {10, 5, 0},
+	"becaria": {10, 5, 0}, "estagiario": {10, 5, 0}, "estagiaria": {10, 5, 0}, "practicante": {10, 5, 0},
+	"pasante": {10, 5, 0}, "estudiante": {10, 5, 0}, "estudante": {10, 5, 0}, "compras": {70, 55, 60},
+	"autonomo": {75, 75, 0}, "autonoma": {75, 75, 0},
+	// French.
+	"directeur": {85, 75, 0}, "directrice": {85, 75, 0}, "fondateur": {95, 90, 0}, "fondatrice": {95, 90, 0},
+	"cofondateur": {95, 90, 0}, "cofondatrice": {95, 90, 0}, "gerant": {90, 85, 0}, "gerante": {90, 85, 0},
+	"proprietaire": {95, 90, 0}, "patron": {95, 90, 0}, "patronne": {95, 90, 0}, "pdg": {95, 90, 0},
+	"dg": {90, 85, 0}, "associe": {85, 80, 0}, "associee": {85, 80, 0}, "chef": {70, 55, 0},
+	"charge": {40, 25, 0}, "chargee": {40, 25, 0}, "stagiaire": {10, 5, 0}, "etudiant": {10, 5, 0},
+	"etudiante": {10, 5, 0}, "acheteur": {65, 50, 55}, "acheteuse": {65, 50, 55},
+	// German (compounds ending in -leiter, -chef are read by their ending).
+	"geschaftsfuhrer": {95, 90, 0}, "geschaftsfuhrerin": {95, 90, 0}, "inhaber": {95, 90, 0},
+	"inhaberin": {95, 90, 0}, "grunder": {95, 90, 0}, "grunderin": {95, 90, 0}, "mitgrunder": {95, 90, 0},
+	"mitgrunderin": {95, 90, 0}, "vorstand": {90, 85, 0}, "prokurist": {80, 70, 0}, "prokuristin": {80, 70, 0},
+	"leiter": {85, 75, 0}, "leiterin": {85, 75, 0}, "chefin": {80, 65, 0}, "einkaufer": {65, 50, 55},
+	"einkauferin": {65, 50, 55}, "einkauf": {70, 55, 60}, "mitarbeiter": {35, 25, 0}, "mitarbeiterin": {35, 25, 0},
+	"referent": {35, 25, 0}, "referentin": {35, 25, 0}, "assistentin": {30, 20, 0}, "assistent": {30, 20, 0},
+	"praktikant": {10, 5, 0}, "praktikantin": {10, 5, 0}, "werkstudent": {10, 5, 0}, "werkstudentin": {10, 5, 0},
+	"studentin": {10, 5, 0}, "selbststandig": {75, 75, 0}, "selbstandig": {75, 75, 0},
+	// Hinglish.
+	"malik": {95, 90, 0}, "maalik": {95, 90, 0},
+}
+
+// lookupRole finds a title by its word, or a German compound by its head
+// ("Vertriebsleiterin" is a head of sales, "Marketingchef" a head).
+func lookupRole(w string) (roleInfo, bool) {
+	if info, ok := roles[w]; ok {
+		return info, true
+	}
+	for _, x := range roleSuffixes {
+		if len(w) > len(x.suf)+3 && strings.HasSuffix(w, x.suf) {
+			return x.info, true
+		}
+	}
+	return roleInfo{}, false
+}
+
+var roleSuffixes = []struct {
+	suf  string
+	info roleInfo
+}{
+	{"leiterin", roleInfo{85, 75, 0}}, {"leiter", roleInfo{85, 75, 0}}, {"chefin", roleInfo{85, 75, 0}},
+	{"chef", roleInfo{85, 75, 0}}, {"fuhrerin", roleInfo{95, 90, 0}}, {"fuhrer", roleInfo{95, 90, 0}},
+	{"inhaberin", roleInfo{95, 90, 0}}, {"inhaber", roleInfo{95, 90, 0}},
 }
 
 // roleWords are in the vocabulary, so the typo corrector leaves them alone.
@@ -43,6 +99,9 @@ var stopScan = []string{
 	"glad", "thinking", "wondering", "reaching", "checking", "exploring", "hoping", "considering",
 	"new", "sorry", "afraid", "fine", "ok", "okay", "good", "not", "currently", "still", "back", "hiring",
 	"contact", "talking", "speaking", "leaving", "getting", "having", "waiting", "like",
+	"de", "con", "para", "en", "y", "buscando", "interesado", "interesada", "com", "em", "procurando",
+	"interessado", "interessada", "avec", "pour", "dans", "et", "recherche", "mit", "fur", "und", "aus",
+	"auf", "bei", "von", "nicht", "pas", "no", "nao",
 }
 
 var stopScanSet = setOfWords(stopScan)
@@ -61,6 +120,15 @@ func roleFindings(t *turnText, s *sentence, out []finding) []finding {
 		switch {
 		case n == "i" && i+1 < s.tokEnd && toks[i+1].norm == "am":
 			start = i + 2
+		case (n == "soy" || n == "sou") && i+1 < s.tokEnd:
+			start, crossClause = i+1, toks[i+1].upper
+		case (n == "je" && i+1 < s.tokEnd && toks[i+1].norm == "suis") || (n == "ich" && i+1 < s.tokEnd && toks[i+1].norm == "bin"):
+			start = i + 2
+			crossClause = start < s.tokEnd && toks[start].upper && n == "je"
+		case (n == "como" || n == "als" || n == "enquanto") && i+1 < s.tokEnd:
+			start = i + 1
+		case n == "en" && i+2 < s.tokEnd && toks[i+1].norm == "tant" && toks[i+2].norm == "que":
+			start = i + 3
 		case n == "i" && i+1 < s.tokEnd && (toks[i+1].norm == "head" || toks[i+1].norm == "manage" || toks[i+1].norm == "lead" || toks[i+1].norm == "handle"):
 			level := map[string]int{"head": 85, "manage": 60, "lead": 55, "handle": 40}[toks[i+1].norm]
 			out = appendRole(out, t, s, i, i+2, roleInfo{level, level - 20, 0}, false)
@@ -77,7 +145,7 @@ func roleFindings(t *turnText, s *sentence, out []finding) []finding {
 		case n == "work" && i > s.tokStart && toks[i-1].norm == "i" && i+1 < s.tokEnd && toks[i+1].norm == "as":
 			start = i + 2
 		}
-		if i+1 < s.tokEnd && i <= s.tokStart+1 && toks[i+1].norm == "here" {
+		if i+1 < s.tokEnd && i <= s.tokStart+1 && (toks[i+1].norm == "here" || toks[i+1].norm == "aqui" || toks[i+1].norm == "ici" || toks[i+1].norm == "hier") {
 			if info, ok := roles[n]; ok {
 				out = appendRole(out, t, s, i, i+1, info, false)
 				continue
@@ -96,7 +164,7 @@ func roleFindings(t *turnText, s *sentence, out []finding) []finding {
 				negated = true
 				continue
 			}
-			info, ok := roles[w]
+			info, ok := lookupRole(w)
 			if ok {
 				if hindi && !(k+1 < s.tokEnd && isHindiCopula(toks[k+1].norm)) {
 					break
@@ -104,7 +172,7 @@ func roleFindings(t *turnText, s *sentence, out []finding) []finding {
 				info = refineRole(toks, k, info)
 				end := roleEnd(toks, k, s)
 				first := start
-				for first < k && (toks[first].norm == "the" || toks[first].norm == "a" || toks[first].norm == "an" || toks[first].norm == "not" || (hindi && (toks[first].norm == "hi" || toks[first].norm == "bhi"))) {
+				for first < k && (articles[toks[first].norm] || toks[first].norm == "not" || (hindi && (toks[first].norm == "hi" || toks[first].norm == "bhi"))) {
 					first++
 				}
 				out = appendRole(out, t, s, first, end, info, negated)
@@ -126,12 +194,12 @@ func roleEnd(toks []token, k int, s *sentence) int {
 	if end < s.tokEnd && titleNouns[toks[end].norm] {
 		end++ // "procurement officer", "purchase manager"
 	}
-	if end+1 >= s.tokEnd || toks[end].norm != "of" {
+	if end+1 >= s.tokEnd || !ofWords[toks[end].norm] {
 		return end
 	}
 	j := end + 1
 	for j < s.tokEnd && j < end+4 && toks[j].clause == toks[k].clause && !toks[j].isNum && !stopScanSet[toks[j].norm] &&
-		toks[j].norm != "a" && toks[j].norm != "an" && toks[j].norm != "the" && toks[j].norm != "our" && toks[j].norm != "my" {
+		!articles[toks[j].norm] && toks[j].norm != "our" && toks[j].norm != "my" {
 		j++
 	}
 	if j == end+1 {
@@ -139,6 +207,13 @@ func roleEnd(toks []token, k int, s *sentence) int {
 	}
 	return j
 }
+
+// ofWords join a title to its department: "Head of Sales", "directora de
+// ventas", "responsable du service client".
+var ofWords = setOfWords([]string{"of", "de", "del", "do", "da", "du", "des"})
+
+// articles may open a title: "the CEO", "la directora", "der Inhaber".
+var articles = setOfWords([]string{"the", "a", "an", "el", "la", "un", "una", "o", "um", "uma", "le", "une", "der", "die", "ein", "eine"})
 
 var titleNouns = setOfWords([]string{"officer", "manager", "head", "lead", "executive", "director", "specialist", "coordinator", "analyst", "engineer", "owner", "partner"})
 

@@ -86,6 +86,14 @@ var fuzzyAnchors = []string{
 // the lexicon's vocabulary ids; unknown words of five or more letters are
 // checked against fuzzyAnchors.
 func tokenize(text string, lx *compiled) ([]token, []sentence) {
+	return tokenizeLang(text, lx, LangEnglish)
+}
+
+// tokenizeLang is tokenize for a conversation in lang, which decides how
+// numbers are written: "1.500 €" and "10 000 €" are thousands in
+// continental languages.
+func tokenizeLang(text string, lx *compiled, lang string) ([]token, []sentence) {
+	cont := continental(lang)
 	toks := make([]token, 0, len(text)/5+4)
 	sents := make([]sentence, 0, len(text)/40+2)
 	clause := 0
@@ -115,11 +123,21 @@ func tokenize(text string, lx *compiled) ([]token, []sentence) {
 		r, size := utf8.DecodeRuneInString(text[i:])
 		switch {
 		case isWordRune(r):
-			j := scanWord(text, i)
+			j := scanWord(text, i, cont)
 			word := text[i:j]
+			if (word == "R" || word == "r" || word == "US" || word == "us") && j < len(text) && text[j] == '$' {
+				// "R$ 3 mil", "US$ 500": the currency, not "are" and a dollar.
+				norm := "brl"
+				if len(word) == 2 {
+					norm = "usd"
+				}
+				emit(token{norm: norm, start: i, end: j + 1})
+				i = j + 1
+				continue
+			}
 			first, _ := utf8.DecodeRuneInString(word)
 			n := len(toks)
-			toks = appendWordTokens(toks, word, i, lx)
+			toks = appendWordTokens(toks, word, i, lx, lang)
 			upper := unicode.IsUpper(first)
 			for k := n; k < len(toks); k++ {
 				toks[k].upper = upper
@@ -238,7 +256,10 @@ func startsAmount(s string) bool {
 // scanWord returns the end of the word starting at i: letters and digits,
 // apostrophes inside a word, and "," or "." between digits ("1,50,000",
 // "1.5").
-func scanWord(text string, i int) int {
+//
+// With cont (a continental language) a space between digit groups is a
+// thousands separator: "10 000 €", "1 500 euros".
+func scanWord(text string, i int, cont bool) int {
 	j := i
 	for j < len(text) {
 		r, size := utf8.DecodeRuneInString(text[j:])
@@ -253,6 +274,8 @@ func scanWord(text string, i int) int {
 			j += size
 		case (r == ',' || r == '.') && j > i && isDigit(text[j-1]) && j+1 < len(text) && isDigit(text[j+1]):
 			j += size
+		case cont && (r == ' ' || r == '\u00a0' || r == '\u202f') && j > i && isDigit(text[j-1]) && allDigits(text[i:j]) && digitGroup(text[j+size:]):
+			j += size
 		default:
 			return j
 		}
@@ -260,25 +283,61 @@ func scanWord(text string, i int) int {
 	return j
 }
 
+// allDigits: only digits and spaces (a number being scanned).
+func allDigits(s string) bool {
+	for _, r := range s {
+		if !(r >= '0' && r <= '9' || r == ' ' || r == '\u00a0' || r == '\u202f') {
+			return false
+		}
+	}
+	return true
+}
+
+// digitGroup: exactly three digits, then no further digit or letter.
+func digitGroup(s string) bool {
+	if len(s) < 3 || !isDigit(s[0]) || !isDigit(s[1]) || !isDigit(s[2]) {
+		return false
+	}
+	if len(s) == 3 {
+		return true
+	}
+	r, _ := utf8.DecodeRuneInString(s[3:])
+	return !isWordRune(r) || r == 'k' || r == 'K'
+}
+
 // numberSuffixes are units glued to a number ("50k", "1.5cr", "10l").
 var numberSuffixes = map[string]string{
 	"k": "k", "m": "m", "mn": "m", "l": "lakh", "lac": "lakh", "lacs": "lakh", "lakh": "lakh",
 	"lakhs": "lakh", "cr": "crore", "crore": "crore", "crores": "crore", "bn": "b", "b": "b",
+	"tsd": "k", "mio": "m",
 }
 
 // appendWordTokens normalises one word (numbers, contractions, shorthand,
 // typos) and appends its tokens with their vocabulary ids.
-func appendWordTokens(dst []token, word string, start int, lx *compiled) []token {
+func appendWordTokens(dst []token, word string, start int, lx *compiled, lang string) []token {
+	cont := continental(lang)
 	end := start + len(word)
 	lw := lower(word)
 	n := len(dst)
 	switch info, ok := lx.words[lw]; {
 	case isDigit(lw[0]):
-		if t, ok := numberToken(lw, start, end); ok {
+		if t, ok := numberToken(lw, start, end, cont); ok {
 			dst = append(dst, t)
 		} else {
 			dst = append(dst, token{norm: lw, start: start, end: end})
 		}
+	case lw == "no" && lang == LangPortuguese:
+		// Portuguese "no" is "in the" ("no site", "no próximo mês"), not a
+		// negation.
+		return append(dst, token{norm: "em", id: lx.id("em"), start: start, end: end})
+	case lw == "mil":
+		// "3 mil": a thousand in Spanish and Portuguese, a million in
+		// English chat.
+		w := "million"
+		if cont {
+			w = "thousand"
+		}
+		return append(dst, token{norm: w, id: lx.id(w), start: start, end: end})
 	case ok && info.expand == "":
 		return append(dst, token{norm: lw, id: info.id, start: start, end: end})
 	case ok:
@@ -313,7 +372,7 @@ func lower(word string) string {
 	if plain {
 		return word
 	}
-	return strings.ToLower(strings.ReplaceAll(word, "’", "'"))
+	return fold(strings.ToLower(word))
 }
 
 func split(dst []token, v string, start, end int) []token {
@@ -335,6 +394,10 @@ func contraction(dst []token, lw string, k, start, end int) []token {
 	base, suf := lw[:k], lw[k+1:]
 	two := func(a, b string) []token {
 		return append(dst, token{norm: a, start: start, end: end}, token{norm: b, start: start, end: end})
+	}
+	if full, ok := elisions[base]; ok && !englishSuffix[suf] {
+		// French: "j'ai" is je ai, "d'ici" de ici, "n'avons" ne avons.
+		return two(full, suf)
 	}
 	switch suf {
 	case "t":
@@ -369,13 +432,23 @@ func contraction(dst []token, lw string, k, start, end int) []token {
 	return append(dst, token{norm: lw, start: start, end: end})
 }
 
+// elisions are the French words that drop their vowel before another.
+var elisions = map[string]string{
+	"l": "le", "d": "de", "j": "je", "n": "ne", "qu": "que", "c": "ce", "s": "se", "m": "me",
+	"t": "te", "jusqu": "jusque", "lorsqu": "lorsque", "puisqu": "puisque",
+}
+
+var englishSuffix = setOfWords([]string{"t", "m", "re", "ll", "ve", "d", "s"})
+
 // numberToken parses "3,000", "1.5", "50k", "1.5cr", "15th", "q2" stays a word.
-func numberToken(lw string, start, end int) (token, bool) {
+// With cont (a continental language) "1.500" and "10 000" are thousands and
+// "2,5" is two and a half.
+func numberToken(lw string, start, end int, cont bool) (token, bool) {
 	j := 0
-	for j < len(lw) && (isDigit(lw[j]) || lw[j] == ',' || lw[j] == '.') {
+	for j < len(lw) && (isDigit(lw[j]) || lw[j] == ',' || lw[j] == '.' || lw[j] == ' ' || lw[j] == 0xc2 || lw[j] == 0xa0 || lw[j] == 0xe2 || lw[j] == 0x80 || lw[j] == 0xaf) {
 		j++
 	}
-	digits, rest := strings.ReplaceAll(lw[:j], ",", ""), lw[j:]
+	digits, rest := numberDigits(lw[:j], cont), lw[j:]
 	v, err := strconv.ParseFloat(digits, 64)
 	if err != nil {
 		return token{}, false
@@ -384,8 +457,14 @@ func numberToken(lw string, start, end int) (token, bool) {
 	t.year = rest == "" && j == 4 && v >= 1900 && v <= 2100
 	switch rest {
 	case "":
-	case "st", "nd", "rd", "th":
+	case "st", "nd", "rd", "th", "er", "re", "eme", "e", "º", "ª":
 		t.ordinal = true
+	case "mil":
+		// "5mil": thousands in Spanish and Portuguese, millions in English.
+		t.mult = "m"
+		if cont {
+			t.mult = "k"
+		}
 	default:
 		m, ok := numberSuffixes[rest]
 		if !ok {
@@ -394,6 +473,34 @@ func numberToken(lw string, start, end int) (token, bool) {
 		t.mult = m
 	}
 	return t, true
+}
+
+// numberDigits turns a written number into ParseFloat's form. The last
+// separator is the decimal one when both kinds appear ("1.500,50",
+// "1,500.50"); a lone separator is a thousands separator when three digits
+// follow it (and, for a dot, when the language writes thousands that way
+// or it repeats: "1.500.000"), a decimal one otherwise, except that
+// commas in English group digits ("1,50,000").
+func numberDigits(raw string, cont bool) string {
+	raw = strings.NewReplacer(" ", "", "\u00a0", "", "\u202f", "").Replace(raw)
+	dot, comma := strings.LastIndexByte(raw, '.'), strings.LastIndexByte(raw, ',')
+	switch {
+	case dot >= 0 && comma >= 0:
+		if dot > comma {
+			return strings.ReplaceAll(raw, ",", "")
+		}
+		return strings.ReplaceAll(strings.ReplaceAll(raw, ".", ""), ",", ".")
+	case comma >= 0:
+		if cont && strings.Count(raw, ",") == 1 && len(raw)-comma-1 != 3 {
+			return strings.Replace(raw, ",", ".", 1)
+		}
+		return strings.ReplaceAll(raw, ",", "")
+	case dot >= 0:
+		if strings.Count(raw, ".") > 1 || (cont && len(raw)-dot-1 == 3) {
+			return strings.ReplaceAll(raw, ".", "")
+		}
+	}
+	return raw
 }
 
 // fuzzy corrects a token one edit away from a fuzzy anchor.

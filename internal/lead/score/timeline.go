@@ -9,18 +9,27 @@ var durationUnits = map[string]float64{
 	"day": 1, "days": 1, "din": 1, "week": 7, "weeks": 7, "hafte": 7, "hafton": 7, "hafta": 7,
 	"month": 30, "months": 30, "mahine": 30, "mahina": 30, "mahino": 30, "year": 365, "years": 365,
 	"saal": 365, "quarter": 91, "quarters": 91,
+	"dia": 1, "dias": 1, "jour": 1, "jours": 1, "tag": 1, "tage": 1, "tagen": 1,
+	"semana": 7, "semanas": 7, "semaine": 7, "semaines": 7, "woche": 7, "wochen": 7,
+	"mes": 30, "meses": 30, "mois": 30, "monat": 30, "monate": 30, "monaten": 30,
+	"ano": 365, "anos": 365, "an": 365, "ans": 365, "jahr": 365, "jahre": 365, "jahren": 365,
+	"trimestre": 91, "trimestres": 91, "quartal": 91, "quartale": 91,
 }
 
 var numberWords = map[string]float64{
 	"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
 	"ten": 10, "eleven": 11, "twelve": 12, "couple": 2, "few": 3, "ek": 1, "do": 2, "teen": 3, "char": 4,
+	"dos": 2, "tres": 3, "cuatro": 4, "seis": 6, "duas": 2, "dois": 2, "quatro": 4,
+	"deux": 2, "trois": 3, "quatre": 4, "zwei": 2, "drei": 3, "vier": 4, "sechs": 6,
 }
 
 // leadIn words introduce a relative timeline: "in 2 weeks", "within 6 weeks".
-var leadIn = setOfWords([]string{"in", "within", "next", "under", "inside", "agle", "coming"})
+var leadIn = setOfWords([]string{"in", "within", "next", "under", "inside", "agle", "coming",
+	"en", "dentro", "proximos", "proximas", "em", "dans", "sous", "innerhalb", "binnen", "nachsten"})
 
 // fillers may sit between the lead-in and the number.
-var fillers = setOfWords([]string{"about", "around", "approximately", "approx", "roughly", "the", "a", "less", "than", "max", "maximum", "just", "only", "like", "of"})
+var fillers = setOfWords([]string{"about", "around", "approximately", "approx", "roughly", "the", "a", "less", "than", "max", "maximum", "just", "only", "like", "of",
+	"de", "unos", "unas", "las", "los", "cerca", "menos", "as", "os", "uns", "umas", "ici", "environ", "moins", "von", "etwa", "ca", "der", "den", "die", "nachsten", "proximos", "proximas", "prochains", "prochaines"})
 
 // levelForDays turns a distance in days into a timeline strength: the
 // sooner they mean to act, the more sales-ready they are.
@@ -111,6 +120,9 @@ func timeFindings(t *turnText, s *sentence, now time.Time, out []finding) []find
 				if prep == "the" && start-1 > s.tokStart {
 					prep = toks[start-2].norm
 				}
+				if en, ok := prepAlias[prep]; ok {
+					prep = en
+				}
 			}
 			level := 70
 			if !now.IsZero() {
@@ -191,7 +203,9 @@ func monthIsDate(toks []token, i int, s *sentence) bool {
 		return false
 	}
 	switch toks[i-1].norm {
-	case "in", "by", "before", "until", "till", "from", "of", "mid", "early", "late", "end", "during", "this", "next", "coming", "on", "since":
+	case "in", "by", "before", "until", "till", "from", "of", "mid", "early", "late", "end", "during", "this", "next", "coming", "on", "since",
+		"en", "para", "hasta", "antes", "de", "desde", "finales", "principios", "mediados", "em", "ate", "ao", "fim", "final", "inicio", "meados",
+		"fin", "avant", "jusque", "mi", "debut", "depuis", "bis", "im", "vor", "ende", "anfang", "mitte", "seit", "ab", "zum", "tak":
 		return true
 	case "the":
 		n := toks[i].norm
@@ -200,7 +214,29 @@ func monthIsDate(toks []token, i int, s *sentence) bool {
 	return false
 }
 
+// prepAlias reads the other languages' time prepositions as English
+// ones: "hasta marzo" is "by March", "fin mars" is "end of March".
+var prepAlias = map[string]string{
+	"para": "by", "hasta": "by", "ate": "by", "bis": "by", "jusque": "by", "tak": "by",
+	"antes": "before", "avant": "before", "vor": "before", "en": "in", "em": "in", "im": "in", "dans": "in",
+	"fin": "end", "final": "end", "finales": "end", "ende": "end", "de": "of", "mediados": "mid", "mitte": "mid",
+}
+
+// monthNames number the months of the other languages.
+var monthNames = map[string]int{
+	"enero": 1, "febrero": 2, "marzo": 3, "abril": 4, "mayo": 5, "junio": 6, "julio": 7, "agosto": 8,
+	"septiembre": 9, "setiembre": 9, "octubre": 10, "noviembre": 11, "diciembre": 12,
+	"janeiro": 1, "fevereiro": 2, "marco": 3, "maio": 5, "junho": 6, "julho": 7, "setembro": 9,
+	"outubro": 10, "novembro": 11, "dezembro": 12,
+	"janvier": 1, "fevrier": 2, "mars": 3, "avril": 4, "mai": 5, "juin": 6, "juillet": 7, "aout": 8,
+	"septembre": 9, "octobre": 10, "novembre": 11, "decembre": 12,
+	"januar": 1, "februar": 2, "marz": 3, "juni": 6, "juli": 7, "oktober": 10, "dezember": 12,
+}
+
 func monthIndex(name string) int {
+	if m, ok := monthNames[name]; ok {
+		return m
+	}
 	switch name[:3] {
 	case "jan":
 		return 1

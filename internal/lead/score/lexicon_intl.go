@@ -1,0 +1,272 @@
+package score
+
+// The lexicon in Spanish, Portuguese, French, German and Hinglish, and the
+// evaluation-stage, support and injection phrases in every language.
+//
+// Words are written folded (lower case, no accents: "orcamento" matches
+// "orçamento", "geschaftsfuhrer" matches "Geschäftsführer") and French
+// elisions are split ("d'ici" is "de ici", "n'avons" is "ne avons"). The
+// levels follow the scale of lexicon.go, so a Spanish "tenemos un
+// presupuesto aprobado" weighs what "we have an approved budget" weighs.
+
+var intlBudgetRules = []rule{
+	// Spanish.
+	r("has a budget", "{tenemos|tengo|contamos con|hay} @det? presupuesto|partida", o(fBudget, 75)),
+	r("budget approved", "presupuesto @be? ya? aprobado|asignado|reservado|disponible|confirmado|autorizado", o(fBudget, 80)),
+	r("willing to pay", "{dispuestos a|dispuesto a|dispuesta a|podemos|puedo|queremos} {pagar|invertir|gastar}", o(fBudget, 70)),
+	r("asks the price", "{cuanto cuesta|cuanto vale|cuanto cobran|cuanto sale|que precio|cual es el precio|precio|precios|tarifa|tarifas|costo|coste}", o(fBudget, 30), o(fIntent, 45)),
+	r("asks for a quote", "{cotizacion|cotizaciones|propuesta comercial|una propuesta|un presupuesto|me pasen un presupuesto|pasarme un presupuesto}", o(fBudget, 55), o(fIntent, 70)),
+	r("too expensive", "{demasiado caro|muy caro|muy cara|demasiado cara|caro para|fuera de nuestro presupuesto|fuera de presupuesto|no nos alcanza}", o(fBudget, 0)).deny(),
+	r("no budget", "{sin presupuesto|no tenemos presupuesto|no hay presupuesto|no tengo presupuesto}", o(fBudget, 0)).deny(),
+	r("limited budget", "presupuesto @be? ajustado|limitado|pequeno|justo", o(fBudget, 20)).native(),
+	// Portuguese.
+	r("has a budget", "temos|tenho|ha @det? orcamento|verba", o(fBudget, 75)),
+	r("budget approved", "orcamento|verba @be? ja? aprovado|aprovada|reservado|reservada|disponivel|liberado|liberada|garantido|garantida", o(fBudget, 80)),
+	r("willing to pay", "{dispostos a|disposto a|disposta a|podemos|posso|queremos} {pagar|investir|gastar}", o(fBudget, 70)),
+	r("asks the price", "{quanto custa|quanto sai|quanto fica|qual o preco|qual e o preco|qual o valor|preco|precos|valores|planos e precos}", o(fBudget, 30), o(fIntent, 45)),
+	r("asks for a quote", "{cotacao|proposta comercial|uma proposta|um orcamento|mandar um orcamento|enviar um orcamento}", o(fBudget, 55), o(fIntent, 70)),
+	r("too expensive", "{muito caro|caro demais|muito cara|fora do orcamento|acima do orcamento|nao cabe no orcamento}", o(fBudget, 0)).deny(),
+	r("no budget", "{sem orcamento|sem verba|nao temos orcamento|nao temos verba|nao ha verba}", o(fBudget, 0)).deny(),
+	r("limited budget", "orcamento|verba @be? apertado|apertada|limitado|limitada|curto|curta", o(fBudget, 20)).native(),
+	// French.
+	r("has a budget", "{nous avons|on a|j ai|je ai|avons} @det? budget", o(fBudget, 75)),
+	r("budget approved", "budget @be? deja? valide|approuve|alloue|prevu|debloque|disponible|vote", o(fBudget, 80)),
+	r("willing to pay", "{prets a|pret a|prete a|pouvons|peux|voulons} {payer|investir|depenser|mettre}", o(fBudget, 70)),
+	r("asks the price", "{combien ca coute|combien coute|combien cela coute|quel est le prix|quel prix|quels tarifs|vos tarifs|tarif|tarifs|prix}", o(fBudget, 30), o(fIntent, 45)),
+	r("asks for a quote", "{devis|proposition commerciale|une proposition|une offre}", o(fBudget, 55), o(fIntent, 70)),
+	r("too expensive", "{trop cher|trop chere|hors budget|au dessus de notre budget|hors de notre budget}", o(fBudget, 0)).deny(),
+	r("no budget", "{pas de budget|aucun budget|sans budget}", o(fBudget, 0)).deny(),
+	r("limited budget", "budget @be? serre|limite|reduit|modeste", o(fBudget, 20)).native(),
+	// German.
+	r("has a budget", "{wir haben|haben wir|ich habe|es gibt} @det? budget", o(fBudget, 75)),
+	r("budget approved", "budget @be? ist? bereits? freigegeben|genehmigt|eingeplant|vorhanden|bewilligt|reserviert", o(fBudget, 80)),
+	r("budget approved", "{budget steht|budget liegt bei|budget von|budget betragt}", o(fBudget, 80)),
+	r("willing to pay", "{bereit zu|bereit} {zahlen|investieren|ausgeben}", o(fBudget, 70)),
+	r("asks the price", "{was kostet|wie viel kostet|wieviel kostet|was kosten|preis|preise|kosten|preisliste|konditionen}", o(fBudget, 30), o(fIntent, 45)),
+	r("asks for a quote", "{angebot|kostenvoranschlag|ein angebot|ein konkretes angebot}", o(fBudget, 55), o(fIntent, 70)),
+	r("too expensive", "{zu teuer|viel zu teuer|ausserhalb des budgets|uber unserem budget|sprengt das budget}", o(fBudget, 0)).deny(),
+	r("no budget", "{kein budget|keine mittel|kein geld}", o(fBudget, 0)).deny(),
+	r("limited budget", "budget @be? knapp|begrenzt|klein|gering", o(fBudget, 20)).native(),
+	// Hinglish.
+	r("has a budget", "budget {hai|rakha hai|ready hai|set hai|approved hai|fix hai}", o(fBudget, 75)),
+	r("willing to pay", "{kharch kar sakte|pay kar sakte|invest kar sakte|de sakte}", o(fBudget, 70)),
+	r("asks the price", "{kitne ka|kitne ki|price kya|cost kya|charges kya|kitna lagega|kitna padega}", o(fBudget, 30), o(fIntent, 45)),
+	r("asks for a quote", "quote|quotation|proposal {bhejo|bhejiye|bhej do|bhej dijiye|chahiye|bhejna}", o(fBudget, 55), o(fIntent, 70)),
+	r("too expensive", "{bahut mehenga|bahut mehnga|mehenga hai|mehnga hai|zyada mehenga}", o(fBudget, 0)).deny(),
+}
+
+var intlAuthorityRules = []rule{
+	// Spanish.
+	r("decides", "{yo decido|decido yo|la decision es mia|tengo la ultima palabra|yo firmo|firmo yo|yo apruebo|decidimos nosotros}", o(fAuthority, 95), o(fEconomic, 90)).negAs(30),
+	r("runs the business", "{mi propia empresa|mi propio negocio|mi negocio|mi tienda|mi agencia|mi clinica|mi despacho|mi restaurante|mi estudio|soy dueno|soy duena|soy el dueno|soy la duena|soy propietario|soy propietaria}", o(fAuthority, 85), o(fEconomic, 85)),
+	r("someone else decides", "{consultarlo con|hablarlo con|consultar con|hablar con|lo decide|decide mi|aprobacion de|lo tiene que aprobar|tiene que aprobarlo} @det? @boss", o(fAuthority, 35), o(fEconomic, 45), o(fProcess, 40)).capAt(45),
+	// Portuguese.
+	r("decides", "{eu decido|decido eu|a decisao e minha|eu assino|eu aprovo|quem decide sou eu|quem decide e eu}", o(fAuthority, 95), o(fEconomic, 90)).negAs(30),
+	r("runs the business", "{minha propria empresa|minha empresa|meu negocio|minha loja|minha agencia|minha clinica|meu escritorio|meu restaurante|sou dono|sou dona|sou o dono|sou a dona|sou proprietario|sou proprietaria}", o(fAuthority, 85), o(fEconomic, 85)),
+	r("someone else decides", "{falar com|conversar com|consultar|alinhar com|aprovacao do|aprovacao da|quem decide e} @det? @boss", o(fAuthority, 35), o(fEconomic, 45), o(fProcess, 40)).capAt(45),
+	// French.
+	r("decides", "{je decide|ce est moi qui decide|la decision me revient|la decision me appartient|je signe|je valide|ce est moi qui signe|je suis decisionnaire}", o(fAuthority, 95), o(fEconomic, 90)).negAs(30),
+	r("runs the business", "{ma propre entreprise|mon entreprise|ma societe|ma boutique|mon agence|mon cabinet|mon commerce|mon restaurant|ma clinique|je suis proprietaire|je suis le patron|je suis la patronne|je suis gerant|je suis gerante}", o(fAuthority, 85), o(fEconomic, 85)),
+	r("someone else decides", "{en parler a|en parler avec|voir avec|valider avec|consulter|accord de|validation de|decide} @det? @boss", o(fAuthority, 35), o(fEconomic, 45), o(fProcess, 40)).capAt(45),
+	// German.
+	r("decides", "{ich entscheide|ich unterschreibe|die entscheidung liegt bei mir|entscheide ich|ich gebe frei|ich bin entscheider|ich bin entscheiderin|ich habe die entscheidung}", o(fAuthority, 95), o(fEconomic, 90)).negAs(30),
+	r("runs the business", "{meine eigene firma|meine firma|mein unternehmen|mein geschaft|mein laden|meine agentur|meine praxis|meine kanzlei|mein restaurant|ich bin inhaber|ich bin inhaberin|ich bin der inhaber|ich bin die inhaberin}", o(fAuthority, 85), o(fEconomic, 85)),
+	r("someone else decides", "{abstimmen mit|sprechen mit|rucksprache mit|freigabe durch|freigabe von|entscheidet|muss erst} @det? @boss", o(fAuthority, 35), o(fEconomic, 45), o(fProcess, 40)).capAt(45),
+	// Hinglish.
+	r("decides", "{main decide karunga|main decide karungi|mai decide karunga|mai decide karungi|main hi decide|decision main lunga|decision main lungi|main sign karunga|final main karunga|mera decision}", o(fAuthority, 95), o(fEconomic, 90)).negAs(30),
+	r("runs the business", "{mera business|meri company|meri shop|meri dukaan|mera store|meri agency|meri clinic|mera clinic}", o(fAuthority, 85), o(fEconomic, 85)),
+}
+
+var intlNeedRules = []rule{
+	// Spanish.
+	r("states a need", "{necesitamos|necesito|necesitan|nos hace falta|nos falta|requerimos|buscamos|busco|estamos buscando|estoy buscando}", o(fNeed, 70), o(fPain, 45)),
+	r("wants", "{queremos|quiero|quisiera|quisieramos|nos gustaria|me gustaria|nos interesa|me interesa|estamos interesados|estoy interesado|estoy interesada}", o(fNeed, 65)),
+	r("struggling", "{no damos abasto|no llegamos|no podemos responder|no podemos atender|no alcanzamos|saturados|saturadas|desbordados|desbordadas|colapsados|abrumados|perdemos clientes|perdiendo clientes|perdemos ventas|perdiendo ventas|perdemos leads|perdemos reservas}", o(fPain, 85), o(fNeed, 75)).native(),
+	r("states a problem", "{problema|problemas|el reto|nuestro reto|el desafio|dolor de cabeza|cuello de botella}", o(fPain, 65), o(fNeed, 60)),
+	r("repetitive questions", "{mismas preguntas|preguntas repetitivas|preguntas frecuentes|siempre preguntan|las mismas dudas}", o(fPain, 75), o(fNeed, 65)),
+	r("slow or manual process", "{manualmente|a mano|tardamos|demoramos|fuera de horario|fuera del horario}", o(fPain, 60), o(fNeed, 55)),
+	// Portuguese.
+	r("states a need", "{precisamos|preciso|precisam|necessitamos|procuramos|estamos procurando|estou procurando|buscamos|estamos buscando}", o(fNeed, 70), o(fPain, 45)),
+	r("wants", "{queria|queriamos|queremos|quero|gostaria|gostariamos|temos interesse|tenho interesse|estamos interessados|estou interessado|estou interessada}", o(fNeed, 65)),
+	r("struggling", "{nao damos conta|nao conseguimos responder|nao conseguimos atender|sobrecarregados|sobrecarregada|sobrecarregado|atolados|perdemos clientes|perdendo clientes|perdemos vendas|perdendo vendas|perdemos leads|perdendo leads}", o(fPain, 85), o(fNeed, 75)).native(),
+	r("states a problem", "{problema|problemas|o desafio|nosso desafio|dor de cabeca|gargalo}", o(fPain, 65), o(fNeed, 60)),
+	r("repetitive questions", "{mesmas perguntas|perguntas repetitivas|perguntas frequentes|sempre perguntam}", o(fPain, 75), o(fNeed, 65)),
+	r("slow or manual process", "{manualmente|na mao|demora|demoramos|fora do horario}", o(fPain, 60), o(fNeed, 55)),
+	// French.
+	r("states a need", "{il nous faut|il me faut|nous faut|nous faudrait|il nous faudrait|nous avons besoin|on a besoin|je ai besoin|avons besoin|besoin de|besoin une|besoin un|nous cherchons|je cherche|nous recherchons|je recherche|on cherche}", o(fNeed, 70), o(fPain, 45)),
+	r("wants", "{nous voulons|je veux|voulons|nous voudrions|voudrions|je voudrais|nous aimerions|aimerions|je aimerais|nous souhaitons|je souhaite|souhaitons|interesse|interessee|interesses|nous interesse|me interesse|cherchons|recherchons}", o(fNeed, 65)),
+	r("struggling", "{debordes|debordee|deborde|submerges|submergee|noyes|surcharges|nous perdons des clients|perdons des clients|perdons des ventes|perdre des clients|perdre des ventes|nous ne arrivons pas|on ne arrive pas|ne suivons plus}", o(fPain, 85), o(fNeed, 75)).native(),
+	r("states a problem", "{probleme|problemes|le defi|notre defi|casse tete|goulot}", o(fPain, 65), o(fNeed, 60)),
+	r("repetitive questions", "{memes questions|questions repetitives|questions frequentes|toujours les memes}", o(fPain, 75), o(fNeed, 65)),
+	r("slow or manual process", "{manuellement|a la main|hors des heures|en dehors des heures}", o(fPain, 60), o(fNeed, 55)),
+	// German.
+	r("states a need", "{wir brauchen|ich brauche|brauchen wir|benotigen|wir suchen|ich suche|suchen wir|bedarf an|bedarf fur}", o(fNeed, 70), o(fPain, 45)),
+	r("wants", "{wir mochten|ich mochte|mochten|wir wollen|ich will|wir wurden gerne|ich wurde gerne|wir hatten gerne|interessiert|interesse an|brauchen|benotigen|suchen}", o(fNeed, 65)),
+	r("struggling", "{uberlastet|uberfordert|kommen nicht hinterher|kommen kaum hinterher|schaffen es nicht|verlieren kunden|verlieren anfragen|verlieren umsatz|verlieren leads}", o(fPain, 85), o(fNeed, 75)).native(),
+	r("states a problem", "{problem|probleme|herausforderung|engpass}", o(fPain, 65), o(fNeed, 60)),
+	r("repetitive questions", "{gleichen fragen|selben fragen|immer wieder|wiederkehrende fragen|haufige fragen}", o(fPain, 75), o(fNeed, 65)),
+	r("slow or manual process", "{manuell|von hand|ausserhalb der geschaftszeiten|nach feierabend}", o(fPain, 60), o(fNeed, 55)),
+	// Hinglish.
+	r("states a need", "{humein chahiye|hume chahiye|mujhe chahiye|zarurat hai|zaroorat hai|dhoondh rahe|dhund rahe|dekh rahe hain ek}", o(fNeed, 70), o(fPain, 45)),
+	r("struggling", "{handle nahi ho|manage nahi ho|reply nahi kar|bahut saare|bahut sare|bahut zyada}", o(fPain, 80), o(fNeed, 70)).native(),
+	r("many enquiries", "{muchas|muchisimas|cientos de|miles de|muitas|centenas de|milhares de|beaucoup de|des centaines de|des milliers de|viele|hunderte|tausende} .. preguntas|consultas|mensajes|llamadas|solicitudes|perguntas|mensagens|ligacoes|pedidos|questions|demandes|messages|appels|fragen|anfragen|nachrichten|anrufe", o(fPain, 60), o(fNeed, 60)),
+	// Denials, every language.
+	r("just browsing", "{solo estoy mirando|solo mirando|solo curiosidad|solo por curiosidad|solo quiero informacion|solo informacion|so estou olhando|so olhando|so curiosidade|so quero informacao|je regarde juste|juste pour voir|juste par curiosite|simple curiosite|ich schaue nur|nur neugierig|nur informieren|nur mal schauen|nur mal gucken|bas dekh raha|bas dekh rahi|bas jaankari}", o(fNeed, 0), o(fPain, 0)).deny().notYet(),
+	r("no need", "{no lo necesitamos|no necesitamos|nao precisamos|pas besoin|aucun besoin|brauchen wir nicht|kein bedarf|zarurat nahi|zaroorat nahi}", o(fNeed, 0), o(fPain, 0)).deny(),
+}
+
+var intlTimelineRules = []rule{
+	r("wants it immediately", "{cuanto antes|lo antes posible|lo mas pronto posible|de inmediato|inmediatamente|urgente|ya mismo|hoy mismo|o quanto antes|o mais rapido possivel|imediatamente|pra ontem|des que possible|au plus vite|au plus tot|immediatement|tout de suite|urgent|urgente|so schnell wie moglich|schnellstmoglich|sofort|dringend|umgehend|asap|turant|jaldi se jaldi}", o(fTimeline, 95), o(fPriority, 85)),
+	r("wants it immediately", "{hoy|manana|hoje|amanha|aujourd hui|aujourd'hui|demain|heute|morgen|aaj|kal tak|kal hi|kal subah|kal shaam|kal se}", o(fTimeline, 90), o(fPriority, 75)),
+	r("this week", "{esta semana|la semana que viene|la proxima semana|proxima semana|semana que vem|essa semana|cette semaine|la semaine prochaine|semaine prochaine|diese woche|nachste woche|nachsten woche|kommende woche|kommenden woche|is hafte|agle hafte|agle week|next week tak}", o(fTimeline, 95)),
+	r("within days", "{en unos dias|en pocos dias|em poucos dias|dans quelques jours|in ein paar tagen|in wenigen tagen|kuch din mein}", o(fTimeline, 95)),
+	r("this month", "{este mes|a fin de mes|fin de mes|finales de mes|final de mes|antes de fin de mes|esse mes|ate o fim do mes|fim do mes|final do mes|ce mois|ce mois ci|fin du mois|la fin du mois|avant la fin du mois|diesen monat|in diesem monat|ende des monats|bis ende des monats|monatsende|is mahine|isi mahine|month end tak}", o(fTimeline, 90)),
+	r("next month", "{el mes que viene|el proximo mes|proximo mes|mes que vem|o proximo mes|le mois prochain|mois prochain|nachsten monat|nachster monat|kommenden monat|im nachsten monat|agle mahine|agle month|en unas semanas|em algumas semanas|dans quelques semaines|in ein paar wochen|in einigen wochen}", o(fTimeline, 80)),
+	r("this quarter", "{este trimestre|fin de trimestre|final del trimestre|fin del trimestre|este trimestre|fim do trimestre|final do trimestre|ce trimestre|fin du trimestre|dieses quartal|diesem quartal|ende des quartals|bis ende des quartals|quartalsende|is quarter}", o(fTimeline, 75)),
+	r("next quarter", "{proximo trimestre|el trimestre que viene|proximos meses|los proximos meses|proximo semestre|trimestre que vem|proximos meses|le trimestre prochain|trimestre prochain|les prochains mois|dans quelques mois|nachstes quartal|nachsten quartal|in den nachsten monaten|in ein paar monaten|agle quarter|kuch mahine}", o(fTimeline, 55)),
+	r("this year", "{este ano|neste ano|cette annee|dieses jahr|in diesem jahr}", o(fTimeline, 45)),
+	r("next year", "{el ano que viene|el proximo ano|proximo ano|ano que vem|annee prochaine|nachstes jahr|nachsten jahr|im nachsten jahr}", o(fTimeline, 25)),
+	r("later", "{mas adelante|mas tarde|algun dia|en el futuro|mais tarde|mais para frente|futuramente|plus tard|un jour|a le avenir|plus tard dans le annee|spater|irgendwann|in zukunft|zu einem spateren zeitpunkt}", o(fTimeline, 15)),
+	r("has a deadline", "{fecha limite|plazo|prazo|data limite|date limite|echeance|frist|stichtag|deadline}", o(fTimeline, 70), o(fPriority, 75)),
+	r("before an event", "{antes de|antes del|antes da|antes do|avant le|avant la|avant les|vor dem|vor der|vor unserem|vor unserer|se pehle} .. lanzamiento|temporada|campana|black|navidad|verano|rebajas|lancamento|natal|temporada|lancement|saison|soldes|noel|ete|rentree|launch|start|saison|weihnachten|sommer|messe|diwali|sale|season|festival", o(fTimeline, 70)),
+	r("no rush", "{sin prisa|no hay prisa|no es urgente|sin urgencia|no corre prisa|sem pressa|nao e urgente|sem urgencia|pas presse|rien ne presse|pas urgent|pas de urgence|aucune urgence|keine eile|nicht dringend|eilt nicht|hat zeit|koi jaldi nahi|jaldi nahi}", o(fTimeline, 0), o(fPriority, 0)).deny().notYet(),
+	r("asks when it can start", "{cuando podemos empezar|cuanto tarda|quando podemos comecar|quanto tempo leva|quand pouvons nous commencer|combien de temps|wann konnen wir starten|wie lange dauert|kab tak|kitna time}", o(fTimeline, 45)),
+}
+
+var intlIntentRules = []rule{
+	// Asking to meet or be called.
+	r("asks to meet", "{agendar|programar|reservar|concertar|coordinar|marcar|fixar|planifier|organiser|reserver|prendre|caler|vereinbaren|buchen|ausmachen} @det? .. llamada|reunion|demo|demostracion|cita|videollamada|reuniao|demonstracao|chamada|ligacao|call|rendez|rdv|appel|visio|demonstration|termin|gesprach|telefonat|beratungsgesprach|videocall", o(fNeed, 35), o(fIntent, 80)),
+	r("asks to meet", "llamada|reunion|demo|cita|reuniao|chamada|ligacao|rendez|rdv|appel|termin|gesprach|telefonat|videocall .. {vereinbaren|buchen|ausmachen|agendar|marcar|planifier|caler}", o(fNeed, 35), o(fIntent, 80)),
+	r("asks to be contacted", "{llamenme|llameme|me pueden llamar|pueden llamarme|puede llamarme|que me llame|que me llamen|me llamen|contactenme|contactarme|me liguem|me ligue|pode me ligar|podem me ligar|entrem em contato|entre em contato comigo|me contacter|me rappeler|rappelez moi|appelez moi|contactez moi|recontacter|ruckruf|rufen sie mich an|ruft mich an|melden sie sich|kontaktieren sie mich|call kar do|call kariye|call karo|call karna|mujhe call|contact karo}", o(fNeed, 35), o(fIntent, 75)),
+	r("asks for sales", "{hablar con ventas|hablar con un comercial|hablar con alguien de ventas|alguien de ventas|el equipo comercial|equipo de ventas|falar com vendas|falar com o comercial|falar com um consultor|equipe comercial|time comercial|parler a un commercial|parler avec un commercial|votre equipe commerciale|service commercial|mit dem vertrieb|mit ihrem vertrieb|vertrieb sprechen|sales se baat|sales team se|someone from sales|talk to sales|speak to sales|speak with sales|talk with sales|sales rep|sales call}", o(fIntent, 80), o(fNeed, 35)),
+	// Buying.
+	r("wants to buy", "{queremos contratar|quiero contratar|queremos comprar|quiero comprar|contratarlo|contratar el plan|firmar el contrato|firmar este mes|dar de alta|empezar ya|queremos contratar|quero contratar|queremos assinar|quero assinar|fechar o contrato|fechar negocio|fechar com voces|assinar o contrato|nous voulons souscrire|souscrire|signer le contrat|passer commande|nous abonner|wir wollen kaufen|wir mochten kaufen|abschliessen|vertrag unterschreiben|bestellen|buchen wir|kharidna hai|lena hai abhi|sign karna hai|subscribe karna}", o(fIntent, 85), o(fNeed, 60)),
+	r("asks for the quote", "{mandame|enviame|pasame|mandeme|envieme|manda|mande|envia|envie|me manda|me envia|me mandem|envoyez|envoyez moi|envoie|envoie moi|schicken sie|senden sie|schick|schickt|send|send me|send over|email me|bhej|bhejo|bhejiye} .. {propuesta|presupuesto|cotizacion|proposta|orcamento|cotacao|devis|proposition|offre|angebot|quote|quotation|proposal|estimate}", o(fIntent, 75), o(fBudget, 55)),
+	r("asks for the quote", "{pode cotar|podem cotar|cotar agora|cotiza|cotizame|cotizar|faire un devis|ein angebot machen|quote me|quote us}", o(fIntent, 75), o(fBudget, 55)),
+	r("asks how to pay", "{como pago|como puedo pagar|como pagamos|como hago el pago|como faco o pagamento|como faco para pagar|como pagar|comment payer|comment regler|wie bezahle|wie kann ich bezahlen|wie zahlen|how do i pay|how can i pay|how do we pay|payment link|link de pago|link de pagamento|link para pagamento|kaise pay|payment kaise|where do i pay}", o(fIntent, 85), o(fBudget, 70)),
+	r("will pay", "{i will pay|we will pay|i can pay|we can pay|i will transfer|pago hoy|pagamos hoy|pago hoje|pagamos hoje|je paie|je payerai|ich zahle|wir zahlen|pay kar dunga|pay kar denge}", o(fIntent, 80), o(fBudget, 75)),
+	r("will sign", "{buchen sie|bitte buchen|buche ich|reservieren sie|reservez|reservez moi|reservez nous|book it|book me|book us|please book|reservame|reserveme|reserve para mim|pode reservar|puede reservar|book kar do|book kardo|book karo|confirm kar do|we will sign|i will sign|la firmamos|lo firmamos|firmamos|firmo hoy|assinamos|fechamos|quero fechar|queremos fechar|vamos fechar|fechar ate|on signe|nous signons|je signe|unterschreiben wir|wir unterschreiben|sign kar denge|book it|book that|reserve it|lo reservo|la reservo|reservamos|je reserve|nous reservons|wir buchen}", o(fIntent, 85), o(fNeed, 60)),
+	r("asks to visit", "{can we|could we|can i|could i|may i|may we} {tour|visit|see it|see the|come see|come by|stop by|come in|drop by|come over|view}", o(fIntent, 80), o(fNeed, 40)),
+	r("asks to visit", "{podemos visitar|puedo visitar|podemos ir a ver|puedo pasar|podemos pasar|posso visitar|podemos visitar|posso passar|pouvons nous visiter|puis je passer|peut on visiter|konnen wir vorbeikommen|kann ich vorbeikommen|besichtigen|besichtigung}", o(fIntent, 80), o(fNeed, 40)),
+	r("asks for an available slot", "{tienen algo|tienen hueco|tienen disponibilidad|hay disponibilidad|tem vaga|tem horario|tem disponibilidade|avez vous une disponibilite|avez vous un creneau|haben sie einen termin|haben sie zeit|haben sie noch|slot available|any availability|any slots|do you have anything|have anything}", o(fIntent, 75), o(fNeed, 50)),
+	r("proposes a day", "@weekday", o(fTimeline, 85)).whenAsked(fIntent),
+	r("proposes a day", "@weekday", o(fTimeline, 85)).whenAsked(fTimeline),
+	r("this week", "{hasta el|antes del|para el|el|ate|ate a|na|nesta|esta|este|avant|jusque|bis|bis zum|am|diesen|ce|proximo|proxima|prochain|nachsten|kommenden} @weekday", o(fTimeline, 95)),
+	r("wants to buy", "{ready to buy|ready to sign|ready to go|want to sign|want to buy|want to purchase|would like to purchase|would like to buy|sign up for the|get started this|start this month|sign this month|sign the contract|send the contract|send over the contract|send me the contract|send an invoice|invoice us}", o(fIntent, 85), o(fNeed, 60)),
+}
+
+// evalRules are evaluation-stage activity: comparing vendors, asking for a
+// trial or pilot, asking what a plan includes, whether it integrates, what
+// it costs at their size. They show interest and, with the visitor's own
+// context (fFit), a need.
+var evalRules = []rule{
+	// English.
+	r("asks for a trial", "{free trial|trial|pilot|pilot project|proof of concept|poc|test drive|sandbox|try it|try you|try this|trial run|test it|test you|try out|trying out|testing you|testing it}", o(fEval, 65), o(fNeed, 55), o(fIntent, 55)),
+	r("compares vendors", "{comparing|compare|evaluating|shortlisting|shortlisted|deciding between|choosing between} .. {you|your|tools|vendors|options|solutions|providers|platforms|alternatives|chatbots|bots|competitors}", o(fEval, 65), o(fNeed, 55), o(fCriteria, 55), o(fProcess, 55)),
+	r("compares vendors", "{comparison of|comparison between|side by side|comparativa de|comparacion de|comparativo de|comparatif de|vergleich von} .. {tools|options|vendors|solutions|providers|platforms|software|systems|herramientas|opciones|proveedores|ferramentas|opcoes|fornecedores|outils|solutions|anbietern|tools|losungen}", o(fEval, 65), o(fNeed, 55), o(fCriteria, 55)),
+	r("compares vendors", "{compare to|compare with|different from|difference between|better than|cheaper than|compares to|stack up}", o(fEval, 55), o(fNeed, 35), o(fCriteria, 40)).question(),
+	r("compares vendors", "{comparing with|comparing against|compare with|compare against|comparing it with|comparing them with|before deciding|before we decide|before i decide|antes de decidir|antes de decidirnos|avant de decider|bevor wir uns entscheiden|bevor ich mich entscheide}", o(fEval, 60), o(fNeed, 50), o(fProcess, 50)),
+	r("compares vendors", "{other|others|otras|otros|outras|outros|autres|andere|anderen|two|three|few|couple of|dos|tres|duas|tres|deux|trois|zwei|drei} .. {options|vendors|companies|providers|schools|agencies|quotes|proposals|projects|clinics|suppliers|opciones|escuelas|proveedores|empresas|propuestas|presupuestos|colegios|clinicas|agencias|opcoes|escolas|fornecedores|propostas|orcamentos|agencias|offres|devis|ecoles|prestataires|fournisseurs|anbieter|angebote|schulen|agenturen|optionen}", o(fEval, 60), o(fNeed, 50), o(fProcess, 50)),
+	r("asks what is included", "{incluye|incluido|incluida|incluso|incluida|inclui|incluso|inclus|inclut|comprend|enthalten|inbegriffen|included|include|includes}", o(fEval, 50), o(fNeed, 40)).question(),
+	r("asks for samples or material", "{muestras|muestra|amostras|amostra|echantillons|echantillon|muster|samples|sample|folleto|catalogo|ficha tecnica|brochure|prospekt|unterlagen|floor plans|planos|plantas|plaquette}", o(fEval, 50), o(fNeed, 40), o(fIntent, 40)),
+	r("compares vendors", "{vs|versus|alternative to|alternatives to|compared to|compared with|against} @system|intercom|drift|tidio|zendesk|freshchat|crisp|livechat|ada|botpress|manychat|chatbase|landbot|gorgias|hubspot", o(fEval, 65), o(fNeed, 50), o(fCriteria, 55)),
+	r("replacing a tool", "{switch from|switching from|switch away|migrate from|migrating from|moving from|move away|replace our|replacing our|replace the|unhappy with our|not happy with our} .. tool|bot|chatbot|vendor|provider|platform|system|solution|widget|@system|intercom|drift|tidio|zendesk|freshchat|crisp|livechat|ada|gorgias", o(fEval, 60), o(fFit, 60), o(fNeed, 60)).native(),
+	r("uses a tool today", "{currently using|we use|we are using|our current|we currently use} .. tool|bot|chatbot|vendor|provider|platform|system|solution|widget|@system|intercom|drift|tidio|zendesk|freshchat|crisp|livechat|ada|gorgias", o(fFit, 60)),
+	r("asks what a plan includes", "{what does|what is included|what is in|what do i get|which plan|what plan|which tier|does the|would the|is the} .. {plan|plans|tier|package|starter|pro|business|enterprise|growth}", o(fEval, 55), o(fNeed, 45), o(fIntent, 45)),
+	r("asks about integrations", "{integrate with|integrates with|integration with|connect to|connect with|sync with|plug into|work with|works with|api for|webhook} @system", o(fEval, 55), o(fNeed, 45), o(fCriteria, 60)),
+	r("asks about a feature for their case", "{can it|could it|does it|will it|can the bot|can your bot|would it} {handle|answer|support|cover|deal with|book|take|qualify|escalate|hand over|hand off|speak|reply|respond}", o(fEval, 45), o(fNeed, 40)).question(),
+	r("researching tools", "{researching|research|looking into|exploring|shortlist|scouting} .. {tools|options|solutions|vendors|chatbots|chatbot|platforms|providers|bots|assistants}", o(fEval, 55), o(fNeed, 50)),
+	r("researching tools", "{investigando|explorando|pesquisando|recherchons|explorons|recherchieren} .. {herramientas|opciones|soluciones|proveedores|chatbot|chatbots|ferramentas|opcoes|solucoes|fornecedores|outils|solutions|prestataires|tools|losungen|anbieter}", o(fEval, 55), o(fNeed, 50)),
+	r("asks about scale", "{how many|up to how many|is there a limit|limit on} {conversations|chats|messages|seats|users|agents|bots|websites|sites|languages}", o(fEval, 45), o(fNeed, 40)),
+	// Spanish.
+	r("asks for a trial", "{prueba gratis|prueba gratuita|periodo de prueba|una prueba|probarlo|probarla|probar la herramienta|probar el bot|piloto|prueba piloto|prueba de concepto}", o(fEval, 65), o(fNeed, 55), o(fIntent, 55)),
+	r("compares vendors", "{comparando|comparar|evaluando|estamos viendo|estamos mirando|decidir entre|elegir entre|alternativas a|alternativa a|frente a|en comparacion con}", o(fEval, 65), o(fNeed, 55), o(fCriteria, 55), o(fProcess, 55)),
+	r("uses a tool today", "{usamos|estamos usando|utilizamos|nuestra herramienta actual|nuestro proveedor actual}", o(fFit, 60)),
+	r("replacing a tool", "{cambiar de|migrar de|reemplazar|sustituir}", o(fEval, 55), o(fFit, 60), o(fNeed, 55)),
+	r("asks what a plan includes", "{que incluye|que trae|cual plan|que plan|los planes|se integra|integracion con|integra con|funciona con|conecta con}", o(fEval, 55), o(fNeed, 45), o(fIntent, 45)),
+	// Portuguese.
+	r("asks for a trial", "{teste gratis|teste gratuito|periodo de teste|um teste|testar|testar a ferramenta|projeto piloto|piloto|prova de conceito}", o(fEval, 65), o(fNeed, 55), o(fIntent, 55)),
+	r("compares vendors", "{comparando|comparar|avaliando|estamos vendo|estamos olhando|decidir entre|escolher entre|alternativas ao|alternativa ao|em comparacao com}", o(fEval, 65), o(fNeed, 55), o(fCriteria, 55), o(fProcess, 55)),
+	r("uses a tool today", "{usamos|estamos usando|utilizamos|nossa ferramenta atual|nosso fornecedor atual}", o(fFit, 60)),
+	r("replacing a tool", "{trocar de|migrar de|substituir}", o(fEval, 55), o(fFit, 60), o(fNeed, 55)),
+	r("asks what a plan includes", "{o que inclui|o que vem|qual plano|que plano|os planos|integra com|integracao com|funciona com|conecta com}", o(fEval, 55), o(fNeed, 45), o(fIntent, 45)),
+	// French.
+	r("asks for a trial", "{essai gratuit|periode de essai|un essai|essayer|tester|test gratuit|projet pilote|pilote|preuve de concept}", o(fEval, 65), o(fNeed, 55), o(fIntent, 55)),
+	r("compares vendors", "{comparons|comparer|evaluons|evaluer|hesitons entre|choisir entre|alternatives a|alternative a|par rapport a}", o(fEval, 65), o(fNeed, 55), o(fCriteria, 55), o(fProcess, 55)),
+	r("uses a tool today", "{nous utilisons|on utilise|notre outil actuel|notre prestataire actuel}", o(fFit, 60)),
+	r("replacing a tool", "{changer de|migrer de|remplacer}", o(fEval, 55), o(fFit, 60), o(fNeed, 55)),
+	r("asks what a plan includes", "{que comprend|que est ce que comprend|quel forfait|quelle offre|les forfaits|s integre|integration avec|compatible avec|fonctionne avec|connecter a}", o(fEval, 55), o(fNeed, 45), o(fIntent, 45)),
+	// German.
+	r("asks for a trial", "{testversion|kostenlos testen|testphase|testzugang|probeversion|pilotprojekt|pilotphase|pilot|proof of concept|testen|ausprobieren}", o(fEval, 65), o(fNeed, 55), o(fIntent, 55)),
+	r("compares vendors", "{vergleichen|vergleich|evaluieren|prufen gerade|schauen uns|entscheiden zwischen|alternative zu|alternativen zu|im vergleich zu}", o(fEval, 65), o(fNeed, 55), o(fCriteria, 55), o(fProcess, 55)),
+	r("uses a tool today", "{wir nutzen|wir verwenden|nutzen derzeit|aktuelles tool|aktuellen anbieter}", o(fFit, 60)),
+	r("replacing a tool", "{wechseln von|migrieren von|ersetzen|ablosen}", o(fEval, 55), o(fFit, 60), o(fNeed, 55)),
+	r("asks what a plan includes", "{was ist enthalten|was beinhaltet|welcher tarif|welches paket|die tarife|integration mit|anbindung an|schnittstelle zu|funktioniert mit|lasst sich}", o(fEval, 55), o(fNeed, 45), o(fIntent, 45)),
+	// Hinglish.
+	r("asks for a trial", "{trial chahiye|trial milega|trial de sakte|demo trial|test karna hai|try karna hai|pilot karna}", o(fEval, 65), o(fNeed, 55), o(fIntent, 55)),
+	r("compares vendors", "{compare kar rahe|compare karna|dekh rahe hain options|options dekh rahe}", o(fEval, 65), o(fNeed, 55), o(fCriteria, 55)),
+}
+
+// fitRules are the visitor's own context: what their business is, the
+// team they are buying for, the tool they use. They make an evaluation a
+// fitting one.
+var fitRules = []rule{
+	r("says where they work", "{i work at|i work for|i work in|i am at|trabajo en|trabajo para|trabalho na|trabalho no|trabalho em|je travaille chez|je travaille pour|je travaille dans|ich arbeite bei|ich arbeite fur|ich arbeite in|main kaam karta|kaam karti}", o(fFit, 55)).native(),
+	r("describes their business", "{we are a|we are an|we run a|we run an|i run a|i run an|we have a|we have an|our company|our business|our store|our shop|our clinic|our agency|our firm|our team|our website|our site|our support|our customers|our clients|our students|our patients|our guests|our users}", o(fFit, 55)),
+	r("describes their business", "{somos una|somos un|tenemos una|tenemos un|nuestra empresa|nuestro negocio|nuestra tienda|nuestra clinica|nuestra agencia|nuestro equipo|nuestra web|nuestros clientes|nuestros pacientes|nuestros alumnos|nuestro sitio}", o(fFit, 55)),
+	r("describes their business", "{somos uma|somos um|temos uma|temos um|nossa empresa|nosso negocio|nossa loja|nossa clinica|nossa agencia|nossa equipe|nosso time|nosso site|nossos clientes|nossos pacientes|nossos alunos}", o(fFit, 55)),
+	r("describes their business", "{nous sommes une|nous sommes un|on est une|on est un|nous avons une|nous avons un|notre entreprise|notre societe|notre boutique|notre cabinet|notre agence|notre equipe|notre site|nos clients|nos patients|nos eleves}", o(fFit, 55)),
+	r("describes their business", "{wir sind ein|wir sind eine|wir haben ein|wir haben eine|unser unternehmen|unsere firma|unser shop|unsere praxis|unsere kanzlei|unsere agentur|unser team|unsere website|unsere kunden|unsere patienten}", o(fFit, 55)),
+	r("describes their business", "{hamara business|hamari company|hamari team|hamara store|hamari website|hamare customers|hamare clients}", o(fFit, 55)),
+}
+
+// supportRules are an existing customer asking for help with what they
+// already have.
+var supportRules = []rule{
+	r("existing customer", "{already a customer|already customers|existing customer|current customer|we are customers|we are a customer|i am a customer|our account|my account|our subscription|my subscription|our current plan|my current plan|our bot|my bot|our widget|my widget|our chatbot|my chatbot|my dashboard|our dashboard|my login|my invoice|our invoice|my password|our workspace|my workspace}", o(fSupport, 100)),
+	r("has a problem with it", "{stopped working|stopped answering|stopped responding|not loading|does not load|will not load|is broken|broke|keeps crashing|crashing|can not log in|can not login|can not sign in|unable to log in|unable to login|locked out|reset my password|forgot my password|error message|getting an error|shows an error|throws an error|bug|glitch|was charged twice|charged twice|double charged|not showing|disappeared|is down|went down}", o(fProblem, 100)).native(),
+	r("asks how to use it", "{how do i|how can i|where do i|where can i|how to} {change|reset|update|cancel|delete|remove|export|download|fix|edit|add a user|invite|turn off|disable|find my|get my|access my}", o(fProblem, 100)),
+	r("existing customer", "{we already have your|i already have your|we bought your|i bought your|we bought from you|i bought from you|you installed|your technician|my order|our order|order number|my delivery|my package|my parcel|soy suscriptor|soy suscriptora|sou assinante|je suis abonne|je suis abonnee|ich bin abonnent|ich bin abonnentin|mi pedido|meu pedido|o meu pedido|numero do pedido|numero de pedido|numero de commande|ma commande|mon colis|meine bestellung|bestellnummer|ya tenemos sus|ya tengo su|ja temos|ja tenho o|nous avons deja vos|wir haben bereits ihre}", o(fSupport, 100)),
+	r("has a problem with it", "{error|fault|faulty|leaking|not producing|no production|production is zero|not arrived|has not arrived|never arrived|still not|nao chegou|ainda nao chegou|no ha llegado|no llego|todavia no llega|pas arrive|toujours pas|nicht angekommen|noch nicht da|atrasado|atrasada|retrasado|retrasada|en retard|verspatet|reenvio|reembolso|vou cancelar|voy a cancelar|je vais annuler|ich kundige}", o(fProblem, 100)).native(),
+	r("existing customer", "{ya somos clientes|soy cliente|somos clientes|mi cuenta|nuestra cuenta|mi suscripcion|nuestra suscripcion|mi factura|nuestra factura|nuestro bot|mi bot|nuestro chatbot|mi panel|ja somos clientes|sou cliente|somos clientes|minha conta|nossa conta|minha assinatura|nossa assinatura|minha fatura|nossa fatura|nosso bot|nosso chatbot|meu painel|deja client|deja clients|nous sommes clients|je suis client|je suis cliente|mon compte|notre compte|mon abonnement|notre abonnement|ma facture|notre facture|notre bot|notre chatbot|mon tableau de bord|bereits kunde|schon kunde|wir sind kunde|wir sind kunden|mein konto|unser konto|mein abo|unser abo|mein abonnement|unser abonnement|meine rechnung|unsere rechnung|unser bot|unser chatbot|mera account|hamara account|mera subscription|hamara bot|mera bot|hamara chatbot|mera invoice}", o(fSupport, 100)),
+	r("has a problem with it", "{no funciona|dejo de funcionar|ha dejado de funcionar|no carga|no responde|no puedo entrar|no puedo acceder|no puedo iniciar sesion|olvide mi contrasena|cobro doble|me cobraron dos veces|un error|da error|nao funciona|parou de funcionar|nao carrega|nao responde|nao consigo acessar|nao consigo entrar|esqueci minha senha|cobranca duplicada|cobrado duas vezes|da erro|ne fonctionne plus|ne fonctionne pas|ne marche plus|ne marche pas|ne charge pas|impossible de me connecter|mot de passe oublie|debite deux fois|une erreur|funktioniert nicht|funktioniert nicht mehr|geht nicht|ladt nicht|kann mich nicht einloggen|kann mich nicht anmelden|passwort vergessen|doppelt abgebucht|eine fehlermeldung|fehlermeldung|kaam nahi kar|chal nahi raha|login nahi ho|error aa raha|band ho gaya}", o(fProblem, 100)).native(),
+	r("asks how to use it", "{como cambio|como puedo cambiar|como cancelo|donde encuentro|como faco para|como altero|como cancelo|onde encontro|comment changer|comment modifier|comment annuler|ou trouver|wie andere ich|wie kann ich|wie kundige ich|wo finde ich|kaise change|kaise cancel}", o(fProblem, 100)),
+	r("wants to cancel", "{cancelar mi|cancelar la suscripcion|darme de baja|dar de baja|reembolso|devolucion|cancelar minha|cancelar a assinatura|reembolso|estorno|resilier|annuler mon abonnement|remboursement|kundigen|kundigung|ruckerstattung|erstattung|refund chahiye|cancel karna}", o(fSupport, 100), o(fProblem, 100)),
+}
+
+// disqualifierIntlRules: job seekers, students, competitors and spam in
+// the other languages.
+var disqualifierIntlRules = []rule{
+	r("spam", "{i noticed your website|i came across your website|i checked your website|rank your website|rank higher|increase your traffic|boost your traffic|more traffic to your|guaranteed results|guaranteed leads|we generate leads|lead generation services|list your business|directory listing|advertise on our|sponsored content|reseller program|affiliate program|white label partnership|loan offer|crypto investment|investment opportunity|earn passive income|get rich|100 percent guaranteed}", o(fSpam, 100)),
+	r("asks for a job", "{job opening|job openings|work for you|join your team|part time job|full time job|career opportunities|my resume|my cv|hiring for|looking for work|looking for a position|open positions|open roles|recruiter here|work with your team as}", o(fJob, 100)),
+	r("student coursework", "{school project|class project|for my class|for a class|my professor|my teacher|my lecturer|university assignment|uni assignment|course project|for my course|research paper|term paper|case study for my|for my dissertation|for my thesis|group project|semester project|student project}", o(fStudent, 100)),
+	r("competitor", "{we build something similar|we are building something similar|we also build|we offer a similar|we run a similar|similar product to yours|in the same space|same space as you|we compete with you|your competitor}", o(fCompetitor, 100)),
+	r("existing customer", "{tracking number|where is my|my booking|my reservation|my appointment|my policy|my claim|my warranty|my installation|my technician|my subscription|my membership|my plan renewal|renew my|update my billing|update my card|change my address|i already paid|i was charged|i have been charged|we were charged|you charged|your app|your driver|your courier|your technician}", o(fSupport, 100)),
+	r("has a problem with it", "{did not show up|never showed|no show|not received|never received|was not delivered|wrong item|wrong size|damaged|broken on arrival|missing item|still waiting|no one called|nobody called|no response|no reply|not resolved|not fixed|keeps happening|second time|third time|again and again|want a refund|need a refund|request a refund|get a refund|cancel my order|cancel my booking|cancel my subscription|cancel my membership|how do i cancel}", o(fProblem, 100)).native(),
+	r("asks for a job", "{busco trabajo|busco empleo|estan contratando|ofertas de empleo|oferta de empleo|vacante|vacantes|mi cv|mi curriculum|hoja de vida|trabajar con ustedes|trabajar en su empresa|practicas profesionales|procuro emprego|procuro trabalho|estao contratando|vagas|vaga de emprego|meu curriculo|trabalhar com voces|estagio|recrutez vous|vous recrutez|offre de emploi|offres de emploi|mon cv|candidature spontanee|je cherche un emploi|je cherche un stage|travailler chez vous|alternance|stellenangebot|stellenangebote|offene stellen|bewerbung|bewerben|lebenslauf|praktikumsplatz|suchen sie mitarbeiter|stellen sie ein|bei ihnen arbeiten|naukri chahiye|job chahiye|job milegi|hiring kar rahe}", o(fJob, 100)),
+	r("student coursework", "{tesis|trabajo de fin de grado|tfg|tfm|trabajo final|proyecto de la universidad|proyecto universitario|para la universidad|para mi clase|tarea de|tcc|trabalho da faculdade|trabalho de conclusao|para a faculdade|minha tese|dissertacao|memoire|mon memoire|projet etudiant|projet de fin de etudes|pour mon cours|pour un cours|bachelorarbeit|masterarbeit|hausarbeit|seminararbeit|studienprojekt|fur die uni|fur mein studium|college project|project ke liye|assignment ke liye}", o(fStudent, 100)),
+	r("says they are a student", "{soy estudiante|estoy estudiando|sou estudante|sou aluno|sou aluna|je suis etudiant|je suis etudiante|ich bin student|ich bin studentin|ich studiere|main student hoon|mai student hu|student hoon}", o(fStudentMe, 100)),
+	r("competitor", "{anbieter einer ahnlichen|ahnliche software|ahnliches produkt|selbst anbieter|auch anbieter|wir bieten auch|nous aussi proposons|nous proposons aussi|solution concurrente|tambien ofrecemos|tambem oferecemos|hum bhi yahi|somos competencia|somos su competencia|somos competidores|analisis de la competencia|estamos construyendo algo similar|desarrollamos un chatbot|somos concorrentes|somos concorrencia|analise da concorrencia|estamos construindo algo parecido|nous sommes concurrents|nous sommes un concurrent|analyse concurrentielle|veille concurrentielle|nous developpons une solution similaire|wir sind wettbewerber|wir sind ein wettbewerber|wir sind konkurrenten|wettbewerbsanalyse|konkurrenzanalyse|wir entwickeln ein ahnliches|competitor hain|hum bhi chatbot banate}", o(fCompetitor, 100)),
+	r("fishing for business data", "{under the hood|your interchange|interchange split|your chargeback rate|chargeback rate|your fraud model|how many engineers|your risk team|internal benchmarking|benchmarking|which provider do you use|what provider do you use|which kyc provider|your revenue share|revenue share|who is your supplier|your suppliers|your vendor list|your conversion rate|your margins|que proveedor usan|quem e o fornecedor|quel fournisseur|welchen anbieter nutzen sie}", o(fFishing, 100)),
+	r("fishing for business data", "{welches modell|welche ki|welches llm|wie viele kunden|quel modele|quelle ia|combien de clients|que modelo|que ia usan|quantos clientes|qual ia|kaunsa model|kitne clients|cuantos clientes tienen|que modelo usan|que llm usan|quantos clientes voces tem|que modelo voces usam|combien de clients avez vous|quel modele utilisez vous|wie viele kunden haben sie|welches modell nutzen sie|welches llm}", o(fFishing, 100)),
+	r("spam", "{base de datos de|bases de datos de|banco de dados de|base de donnees de|datenbank mit|emails de empresas|email list|email database|database of emails|lista de emails|lista de correos|whatsapp masivo|whatsapp em massa|envio masivo|envios masivos|disparo em massa|mass whatsapp|bulk sms|bulk whatsapp|oferta limitada|oferta por tiempo limitado|promocao imperdivel|contacte con|entre em contato pelo|captamos clientes|generamos leads para|geramos leads para|nous generons des leads|wir generieren leads}", o(fSpam, 100)),
+	r("spam", "{servicios de seo|posicionamiento web|enlaces|backlinks|servicos de seo|services seo|referencement|seo dienstleistungen|gana dinero|ganhe dinheiro|gagnez de le argent|geld verdienen|haga clic aqui|clique aqui|cliquez ici|klicken sie hier|criptomonedas|criptomoedas|cryptomonnaie|kryptowahrung}", o(fSpam, 100)),
+	r("vendor pitch", "{ofrecemos servicios|le ofrecemos|les ofrecemos|somos una agencia|propuesta de colaboracion|colaboracion con ustedes|alianza con ustedes|oferecemos servicos|somos uma agencia|proposta de parceria|parceria com voces|nous proposons|nous offrons nos services|nous sommes une agence|proposition de partenariat|partenariat avec vous|wir bieten|wir sind eine agentur|kooperation mit ihnen|partnerschaft mit ihnen|ihre website|ihr unternehmen|su sitio web|su pagina web|votre site|votre entreprise|seu site|sua empresa|collaboration karna|partnership chahiye}", o(fSpamWeak, 100)).native(),
+}
+
+// injectionRules are instructions to the scorer or the bot. A sentence
+// holding one is not evidence of anything else, and a conversation of
+// nothing but such attempts has no buying intent.
+var injectionRules = []rule{
+	r("instruction to the scorer", "ignore|disregard|forget|override|bypass {all|any|the|your|previous|prior|above|earlier|these|those|system|} {previous|prior|above|earlier|} instructions|instruction|prompt|prompts|rules|guidelines|programming", o(fInjection, 100)).native(),
+	r("instruction to the scorer", "{system prompt|developer mode|jailbreak|you are now|act as a|act as an|pretend to be|pretend you are|new instructions|from now on you}", o(fInjection, 100)).native(),
+	r("instruction to the scorer", "{mark|classify|rate|score|label|qualify|categorise|categorize} {me|this lead|this conversation|this chat|this visitor|my lead|the lead} {as|at|a} .. {sql|mql|hot|qualified|100|sales ready|sales qualified}", o(fInjection, 100)).native(),
+	r("instruction to the scorer", "{lead score|my score|the score|lead status|qualification score} {to|of|should be|must be|is} .. {100|sql|hot|high|maximum|max|qualified}", o(fInjection, 100)).native(),
+	r("instruction to the scorer", "{modo desarrollador|modo desenvolvedor|mode developpeur|entwicklermodus|prompt del sistema|prompt do sistema|prompt systeme|tu prompt|seu prompt|ton prompt|dein prompt|systemprompt|que reglas te han dado|que modelo eres|qual modelo voce e|quel modele es tu|welches modell bist du|repite tu prompt|muestrame los datos|datos de los ultimos clientes|dados dos ultimos clientes|reveal your|show me your prompt|repeat your prompt|your instructions}", o(fInjection, 100)).native(),
+	r("instruction to the scorer", "{ignora|ignore|ignorez|ignoriere|olvida|esquece|oublie|oubliez|vergiss} .. {instrucciones|instrucoes|instructions|anweisungen|reglas|regras|regles|regeln}", o(fInjection, 100)).native(),
+	r("instruction to the scorer", "{marca|marcame|clasifica|califica|calificame|marque|classifique|qualifique|classez|marquez|considerez|markiere|stufe|bewerte|mark karo|mark kar do} .. {sql|mql|caliente|quente|chaud|qualifie|qualifiziert|hot lead|cliente calificado|lead qualificado|lead quente}", o(fInjection, 100)).native(),
+}
+
+// intlRules is every rule of this file.
+var intlRules = concat(intlBudgetRules, intlAuthorityRules, intlNeedRules, intlTimelineRules, intlIntentRules,
+	evalRules, fitRules, supportRules, disqualifierIntlRules, injectionRules)
