@@ -237,19 +237,7 @@ func (s *jsonScanner) object(depth int) {
 		s.i++
 		s.value(depth + 1)
 		s.path = s.path[:len(s.path)-1]
-		s.ws()
-		if s.i >= len(s.b) {
-			s.bad = true
-			return
-		}
-		switch s.b[s.i] {
-		case ',':
-			s.i++
-		case '}':
-			s.i++
-			return
-		default:
-			s.bad = true
+		if !s.more('}') {
 			return
 		}
 	}
@@ -265,22 +253,27 @@ func (s *jsonScanner) array(depth int) {
 		s.path = append(s.path, n)
 		s.value(depth + 1)
 		s.path = s.path[:len(s.path)-1]
-		s.ws()
-		if s.i >= len(s.b) {
-			s.bad = true
-			return
-		}
-		switch s.b[s.i] {
-		case ',':
-			s.i++
-		case ']':
-			s.i++
-			return
-		default:
-			s.bad = true
+		if !s.more(']') {
 			return
 		}
 	}
+}
+
+// more reads the delimiter after a member or element: true after a comma,
+// false after the closing byte or on anything else (which marks the
+// document malformed).
+func (s *jsonScanner) more(closing byte) bool {
+	s.ws()
+	switch {
+	case s.i < len(s.b) && s.b[s.i] == ',':
+		s.i++
+		return true
+	case s.i < len(s.b) && s.b[s.i] == closing:
+		s.i++
+	default:
+		s.bad = true
+	}
+	return false
 }
 
 // str reads the string at s.i (its opening quote) and returns its raw text
