@@ -23,27 +23,6 @@ import (
 // blocked address was ever dialed, across discover, crawl and recrawl.
 const publicIP = "93.184.216.34"
 
-type resolver struct {
-	mu    sync.Mutex
-	hosts map[string]string
-}
-
-func (r *resolver) set(host, ip string) {
-	r.mu.Lock()
-	r.hosts[host] = ip
-	r.mu.Unlock()
-}
-
-func (r *resolver) LookupIPAddr(_ context.Context, host string) ([]net.IPAddr, error) {
-	r.mu.Lock()
-	ip, ok := r.hosts[host]
-	r.mu.Unlock()
-	if !ok {
-		return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
-	}
-	return []net.IPAddr{{IP: net.ParseIP(ip)}}, nil
-}
-
 type dialer struct {
 	mu     sync.Mutex
 	seen   []string
@@ -116,8 +95,8 @@ func TestNoConnectionToBlockedTargets(t *testing.T) {
 			}
 		}))
 		defer site.Close()
-		res := &resolver{hosts: map[string]string{"www.shop.test": publicIP, "private.shop.test": "10.0.0.7",
-			"metadata.shop.test": "169.254.169.254", "rebound.shop.test": "127.0.0.1"}}
+		res := testkit.NewHosts("www.shop.test", publicIP, "private.shop.test", "10.0.0.7",
+			"metadata.shop.test", "169.254.169.254", "rebound.shop.test", "127.0.0.1")
 		d := &dialer{target: site.Listener.Addr().String()}
 		a := testkit.NewApp(t, e, testkit.WithOptions(func(o *app.Options) {
 			o.Outbound = safehttp.Options{Resolver: res, Dial: d.dial, Timeout: 5 * time.Second}
@@ -153,7 +132,7 @@ func TestNoConnectionToBlockedTargets(t *testing.T) {
 		}
 		rr := a.Do(t, "PATCH", fmt.Sprintf("/bots/%d/recrawl", bot), map[string]any{"enabled": true}, "X-API-Key", key)
 		interval := time.Duration(rr.JSON(t)["interval_hours"].(float64)) * time.Hour
-		res.set("www.shop.test", "10.0.0.9")
+		res.Set("www.shop.test", "10.0.0.9")
 		a.Clock.Advance(interval + 10*time.Minute)
 		deadline := time.Now().Add(30 * time.Second)
 		for {

@@ -59,3 +59,38 @@ func (r *Resolver) LookupHost(_ context.Context, name string) ([]string, error) 
 	}
 	return nil, errors.New("no address")
 }
+
+// Hosts is an injected name resolver for the outbound guard's tests: names
+// resolve to the addresses set here and nothing else, so no lookup leaves
+// the process. It is safe for concurrent use.
+type Hosts struct {
+	mu    sync.Mutex
+	hosts map[string]string
+}
+
+// NewHosts returns a resolver that knows the given host, address pairs.
+func NewHosts(pairs ...string) *Hosts {
+	h := &Hosts{hosts: map[string]string{}}
+	for i := 0; i+1 < len(pairs); i += 2 {
+		h.hosts[pairs[i]] = pairs[i+1]
+	}
+	return h
+}
+
+// Set makes host resolve to ip (changing it mid-test models DNS rebinding).
+func (h *Hosts) Set(host, ip string) {
+	h.mu.Lock()
+	h.hosts[host] = ip
+	h.mu.Unlock()
+}
+
+// LookupIPAddr implements the guard's resolver.
+func (h *Hosts) LookupIPAddr(_ context.Context, host string) ([]net.IPAddr, error) {
+	h.mu.Lock()
+	ip, ok := h.hosts[host]
+	h.mu.Unlock()
+	if !ok {
+		return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
+	}
+	return []net.IPAddr{{IP: net.ParseIP(ip)}}, nil
+}

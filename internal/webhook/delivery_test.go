@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -159,6 +160,58 @@ func TestTestDeliveryAndRotation(t *testing.T) {
 		}
 		if err := newV.VerifyIgnoringTimestamp(last.Body, last.Header); err != nil {
 			t.Fatalf("new secret: %v", err)
+		}
+	})
+}
+
+// TestLiveChatEventsDelivered: a hand-off, its claim and its close reach an
+// endpoint subscribed to them, through the real live-chat routes.
+func TestLiveChatEventsDelivered(t *testing.T) {
+	testkit.ForEachEngine(t, func(t *testing.T, e testkit.Engine) {
+		w := newWorld(t, e)
+		a := w.a
+		r := a.Do(t, "POST", "/bots", map[string]any{"name": "Live", "live_chat": map[string]any{"enabled": true}}, "X-API-Key", w.key)
+		if r.Status != 201 {
+			t.Fatalf("bot: %d %s", r.Status, r.Body)
+		}
+		bot, botKey := int64(r.JSON(t)["bot_id"].(float64)), r.JSON(t)["bot_key"].(string)
+		r = a.Do(t, "POST", "/operators", map[string]any{"email": "agent@acme-corp.io", "password": "agent password", "bot_id": bot}, "X-API-Key", w.key)
+		if r.Status != 201 {
+			t.Fatalf("operator: %d %s", r.Status, r.Body)
+		}
+		op := []string{"X-Operator-Key", r.JSON(t)["operator_key"].(string)}
+		if r := a.Do(t, "PUT", "/operators/me/status", map[string]any{"status": "online"}, op...); r.Status != 200 {
+			t.Fatalf("online: %d %s", r.Status, r.Body)
+		}
+		rc := newReceiver(t, nil)
+		w.createEndpoint(t, bot, rc.srv.URL+"/hook", "handoff.requested", "handoff.claimed", "conversation.closed")
+
+		sid := a.Do(t, "POST", "/chat", map[string]any{"message": "hello"}, "X-Bot-Key", botKey).JSON(t)["session_id"].(string)
+		if r := a.Do(t, "POST", "/operators/handoff", map[string]any{"session_id": sid}, "X-Bot-Key", botKey); r.Status != 200 {
+			t.Fatalf("handoff: %d %s", r.Status, r.Body)
+		}
+		conv := "/operators/conversations/" + sid
+		for _, step := range []string{"/claim", "/close"} {
+			if r := a.Do(t, "POST", conv+step, nil, op...); r.Status != 200 {
+				t.Fatalf("%s: %d %s", step, r.Status, r.Body)
+			}
+		}
+		var types []string
+		for _, req := range rc.waitFor(t, 3, 20*time.Second) {
+			var body struct {
+				Type string `json:"type"`
+				Data struct {
+					SessionID string `json:"session_id"`
+				} `json:"data"`
+			}
+			if err := json.Unmarshal(req.Body, &body); err != nil || body.Data.SessionID != sid {
+				t.Errorf("delivery %s: %v", req.Body, err)
+			}
+			types = append(types, body.Type)
+		}
+		sort.Strings(types)
+		if strings.Join(types, ",") != "conversation.closed,handoff.claimed,handoff.requested" {
+			t.Errorf("delivered %v", types)
 		}
 	})
 }

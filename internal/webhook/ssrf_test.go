@@ -31,27 +31,6 @@ func routed(addr string) bool {
 	return addr == publicIP+":80" || addr == publicIP+":443" || strings.HasPrefix(addr, redirector+":")
 }
 
-type resolver struct {
-	mu    sync.Mutex
-	hosts map[string]string
-}
-
-func (r *resolver) set(host, ip string) {
-	r.mu.Lock()
-	r.hosts[host] = ip
-	r.mu.Unlock()
-}
-
-func (r *resolver) LookupIPAddr(_ context.Context, host string) ([]net.IPAddr, error) {
-	r.mu.Lock()
-	ip, ok := r.hosts[host]
-	r.mu.Unlock()
-	if !ok {
-		return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
-	}
-	return []net.IPAddr{{IP: net.ParseIP(ip)}}, nil
-}
-
 type dialer struct {
 	mu     sync.Mutex
 	seen   []string
@@ -121,8 +100,8 @@ func TestNoConnectionToBlockedTargetsG12(t *testing.T) {
 			}
 		}))
 		defer site.Close()
-		res := &resolver{hosts: map[string]string{"www.hooks.test": publicIP, "private.hooks.test": "10.0.0.7",
-			"metadata.hooks.test": "169.254.169.254", "rebound.hooks.test": "127.0.0.1"}}
+		res := testkit.NewHosts("www.hooks.test", publicIP, "private.hooks.test", "10.0.0.7",
+			"metadata.hooks.test", "169.254.169.254", "rebound.hooks.test", "127.0.0.1")
 		d := &dialer{target: site.Listener.Addr().String()}
 		a := testkit.NewApp(t, e, manual(), testkit.WithEnv("CONCIERGE_OUTBOUND_ALLOW", redirector+"/32"),
 			testkit.WithOptions(func(o *app.Options) {
@@ -184,7 +163,7 @@ func TestNoConnectionToBlockedTargetsG12(t *testing.T) {
 			}
 		}
 		good := w.createEndpoint(t, w.bot, "https://www.hooks.test/in", "lead.captured")
-		res.set("www.hooks.test", "10.0.0.9")
+		res.Set("www.hooks.test", "10.0.0.9")
 		if r := a.Do(t, "POST", "/webhooks/"+good.ID+"/test", nil, auth...); r.Status != 200 ||
 			!strings.Contains(string(r.Body), "blocked address") {
 			t.Fatalf("test after rebinding: %d %s", r.Status, r.Body)
