@@ -3,6 +3,8 @@
 //	kbbench ingest   upload throughput in MB/s of text (parse, chunk, analyse, write, commit)
 //	kbbench crawl    crawl of a local static site (default: the PostgreSQL 15 manual from
 //	                 Debian's postgresql-doc-15) in pages/s, with the process's peak RSS
+//	kbbench docqa    answers on real documentation sites: labelled visitor questions
+//	                 asked through POST /chat after a crawl (docqa.go)
 //
 // Both run the real service (app.New) on a fresh SQLite database (or
 // PostgreSQL with -engine postgres: a throwaway cluster, or -database-url).
@@ -32,7 +34,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: kbbench ingest|crawl [flags]")
+		fmt.Fprintln(os.Stderr, "usage: kbbench ingest|crawl|docqa [flags]")
 		os.Exit(2)
 	}
 	var err error
@@ -41,6 +43,8 @@ func main() {
 		err = ingest(os.Args[2:])
 	case "crawl":
 		err = crawlBench(os.Args[2:])
+	case "docqa":
+		err = docqaBench(os.Args[2:])
 	default:
 		err = fmt.Errorf("unknown benchmark %q", os.Args[1])
 	}
@@ -54,6 +58,8 @@ func main() {
 type env struct {
 	app     *app.App
 	ws, bot int64
+	botKey  string
+	url     string // where the service listens, http://host:port
 	engine  string
 	stop    func()
 }
@@ -116,7 +122,7 @@ func start(engine, databaseURL string, allowLoopback bool) (*env, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &env{app: a, ws: ws, bot: v.ID, engine: engine, stop: func() {
+	return &env{app: a, ws: ws, bot: v.ID, botKey: v.Key, url: "http://" + ln.Addr().String(), engine: engine, stop: func() {
 		for _, f := range cleanup {
 			f()
 		}
