@@ -374,8 +374,15 @@ func (s *Server) streamEvents(ctx context.Context, hctx huma.Context, sub *livec
 	var rc *http.ResponseController
 	if rw, ok := w.(http.ResponseWriter); ok {
 		rc = http.NewResponseController(rw)
-		_ = rc.SetWriteDeadline(time.Time{})
 	}
+	// Each write has its own deadline instead of the server's: a stream
+	// lives long, but a reader that stops reading is cut off.
+	arm := func() {
+		if rc != nil {
+			_ = rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout))
+		}
+	}
+	arm()
 	flush := func() error {
 		if rc == nil {
 			return nil
@@ -395,6 +402,7 @@ func (s *Server) streamEvents(ctx context.Context, hctx huma.Context, sub *livec
 	}
 	sent := map[int64]bool{}
 	for after > 0 { // replay page by page
+		arm()
 		evs, err := replay(after)
 		if err != nil {
 			s.log.Warn("replay", "err", err)
@@ -429,26 +437,19 @@ func (s *Server) streamEvents(ctx context.Context, hctx huma.Context, sub *livec
 			if tick != nil {
 				tick()
 			}
+			arm()
 			if _, err := w.Write([]byte(": ping\n\n")); err != nil || flush() != nil {
 				return
 			}
-		case ev := <-sub.C:
-			if sent[ev.ID] {
-				delete(sent, ev.ID)
-				continue
-			}
-			if write(&ev) != nil {
-				return
-			}
-			// Write whatever else is queued before flushing once.
-			for more := true; more; {
-				select {
-				case ev := <-sub.C:
-					if !sent[ev.ID] && write(&ev) != nil {
-						return
-					}
-				default:
-					more = false
+		case <-sub.Ready:
+			arm()
+			for _, ev := range sub.Take() {
+				if sent[ev.ID] {
+					delete(sent, ev.ID)
+					continue
+				}
+				if write(&ev) != nil {
+					return
 				}
 			}
 			if flush() != nil {
@@ -457,6 +458,9 @@ func (s *Server) streamEvents(ctx context.Context, hctx huma.Context, sub *livec
 		}
 	}
 }
+
+// streamWriteTimeout bounds one write (and flush) of an event stream.
+const streamWriteTimeout = 15 * time.Second
 
 func compactJSON(s string) string {
 	var v json.RawMessage = []byte(s)

@@ -90,15 +90,49 @@ func (s *Service) loadEvents(ctx context.Context, ids []int64) ([]Event, error) 
 	return out, err
 }
 
-// Subscriber is one open event stream.
+// Subscriber is one open event stream. The hub appends to its queue
+// without ever waiting on it; the stream's writer takes the queue whenever
+// Ready fires. A reader that falls maxBacklog events behind is dropped
+// (Gone closes): it reconnects with Last-Event-ID and replays, so nothing
+// is lost and no stream is ever held up by another.
 type Subscriber struct {
-	C         chan Event    // events to write, in order
+	Ready     chan struct{} // signalled (capacity 1) when the queue is not empty
 	Gone      chan struct{} // closed when the hub dropped a slow reader
 	key       string
 	botID     int64
 	sessionID int64 // 0: every conversation of the bot (an operator)
 	visitor   bool
 	once      sync.Once
+	qmu       sync.Mutex
+	queue     []Event
+}
+
+// maxBacklog is how many events a stream may have waiting to be written.
+const maxBacklog = 1024
+
+// offer queues ev; false when the reader is too far behind.
+func (sub *Subscriber) offer(ev *Event) bool {
+	sub.qmu.Lock()
+	if len(sub.queue) >= maxBacklog {
+		sub.qmu.Unlock()
+		return false
+	}
+	sub.queue = append(sub.queue, *ev)
+	sub.qmu.Unlock()
+	select {
+	case sub.Ready <- struct{}{}:
+	default:
+	}
+	return true
+}
+
+// Take returns the queued events, oldest first, and empties the queue.
+func (sub *Subscriber) Take() []Event {
+	sub.qmu.Lock()
+	defer sub.qmu.Unlock()
+	q := sub.queue
+	sub.queue = nil
+	return q
 }
 
 // Hub fans events out to this process's streams.
@@ -113,8 +147,6 @@ type Hub struct {
 	dmu    sync.Mutex
 	local  int64 // SQLite: the last event id dispatched
 }
-
-const subscriberBuffer = 64
 
 func newHub(s *Service, url string, cap int) *Hub {
 	if cap <= 0 {
@@ -134,7 +166,7 @@ func (h *Hub) Subscribe(key string, botID, sessionID int64, visitor bool) (*Subs
 		return nil, &apperr.RateLimited{RetryAfter: 5 * time.Second}
 	}
 	h.counts[key]++
-	sub := &Subscriber{C: make(chan Event, subscriberBuffer), Gone: make(chan struct{}), key: key, botID: botID,
+	sub := &Subscriber{Ready: make(chan struct{}, 1), Gone: make(chan struct{}), key: key, botID: botID,
 		sessionID: sessionID, visitor: visitor}
 	if h.subs[botID] == nil {
 		h.subs[botID] = map[*Subscriber]struct{}{}
@@ -190,9 +222,9 @@ func (sub *Subscriber) Visible(ev *Event) bool {
 	return true
 }
 
-// dispatch hands events to the streams that show them, in id order. A
-// stream whose buffer stays full for slowWait is dropped, not buffered
-// without bound: it reconnects with Last-Event-ID and replays.
+// dispatch hands events to the streams that show them, in id order. It
+// never waits on a stream: one that has fallen maxBacklog events behind is
+// dropped, not buffered without bound.
 func (h *Hub) dispatch(evs []Event) {
 	h.dmu.Lock()
 	defer h.dmu.Unlock()
@@ -214,25 +246,12 @@ func (h *Hub) dispatchLocked(evs []Event) {
 		}
 		h.mu.Unlock()
 		for _, sub := range targets {
-			select {
-			case sub.C <- *ev:
-				continue
-			default:
-			}
-			t := time.NewTimer(slowWait)
-			select {
-			case sub.C <- *ev:
-			case <-sub.Gone:
-			case <-t.C:
+			if !sub.offer(ev) {
 				h.drop(sub)
 			}
-			t.Stop()
 		}
 	}
 }
-
-// slowWait is how long a full stream buffer may stay full.
-const slowWait = 250 * time.Millisecond
 
 func (h *Hub) drop(sub *Subscriber) {
 	h.mu.Lock()
