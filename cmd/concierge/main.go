@@ -2,6 +2,7 @@
 //
 //	concierge serve     run the API and the job workers
 //	concierge migrate   apply database migrations and exit
+//	concierge backup    copy the SQLite database while it runs
 //	concierge version   print the version
 package main
 
@@ -48,6 +49,9 @@ commands:
             start a super-admin impersonation session (prints its token)
   admin revoke --token TOKEN | admin kill-switch on|off
             end one session, or refuse every session at once
+  backup [--out FILE]
+            write a consistent copy of the SQLite database (works while serve runs;
+            PostgreSQL: use pg_dump)
   version   print the version
 
 Configuration comes from the environment; see README.md.
@@ -69,6 +73,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return creditsCommand(ctx, args[1:], getenv, stdout, stderr)
 	case "admin":
 		return adminCommand(ctx, args[1:], getenv, stdout, stderr)
+	case "backup":
+		return backupCommand(ctx, args[1:], getenv, stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, "concierge", version())
 		return nil
