@@ -52,6 +52,8 @@ commands:
   backup [--out FILE]
             write a consistent copy of the SQLite database (works while serve runs;
             PostgreSQL: use pg_dump)
+  healthcheck [--addr HOST:PORT]
+            exit 0 when the server on this machine answers /readyz (container health check)
   version   print the version
 
 Configuration comes from the environment; see README.md.
@@ -73,6 +75,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return creditsCommand(ctx, args[1:], getenv, stdout, stderr)
 	case "admin":
 		return adminCommand(ctx, args[1:], getenv, stdout, stderr)
+	case "healthcheck":
+		return healthcheck(ctx, args[1:], getenv, stdout, stderr)
 	case "backup":
 		return backupCommand(ctx, args[1:], getenv, stdout, stderr)
 	case "version":

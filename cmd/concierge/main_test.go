@@ -53,6 +53,13 @@ func TestServeWalkThrough(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("server did not report ready")
 	}
+	// The container health check asks the same listener.
+	if err := run(ctx, []string{"healthcheck", "-addr", strings.TrimPrefix(url, "http://")}, env(nil), io.Discard, io.Discard); err != nil {
+		t.Errorf("healthcheck of the running server: %v", err)
+	}
+	if err := run(ctx, []string{"healthcheck", "-addr", "127.0.0.1:1"}, env(nil), io.Discard, io.Discard); err == nil {
+		t.Error("healthcheck of a closed port passed")
+	}
 
 	post := func(path, key string, body any) map[string]any {
 		t.Helper()

@@ -23,6 +23,7 @@ var staticAllow = map[string]string{
 	"internal/mail":            "SMTP to the operator-configured relay; never a customer-supplied host",
 	"internal/payment":         "the payment provider's API at an operator-configured base URL",
 	"cmd/loadbench":            "operator-run load tool aimed at the operator's own (loopback) instance",
+	"cmd/concierge":            "the healthcheck subcommand asks the server's own /readyz on its loopback listen address",
 	"cmd/kbbench":              "operator-run benchmark: asks POST /chat of the instance it starts itself on 127.0.0.1",
 	"internal/testkit":         "test support: the harness client talks only to the app it starts on 127.0.0.1",
 	"internal/llm":             "language-model APIs at operator-configured base URLs; never a customer-supplied URL",
