@@ -29,6 +29,7 @@ type result struct {
 	okBytes  int64 // body bytes of the 200 responses in the period
 	all200   int   // 200 responses of the whole run: warm-up, period and the requests in flight at its end
 	chat     *chatStats
+	live     *liveStats
 }
 
 // rps counts 200s only: an error page is not a served request.

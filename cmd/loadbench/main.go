@@ -46,12 +46,15 @@ type options struct {
 	scenario    string
 	passages    int
 	keys        int
+	visitors    int
+	rate        int
 }
 
 // Scenarios.
 const (
 	scenarioAuthMe = "auth-me"
 	scenarioChat   = "chat"
+	scenarioLive   = "livechat"
 )
 
 func main() {
@@ -86,7 +89,10 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.accessLog, "access-log", false, "keep concierge's per-request access log on (at level info)")
 	fs.IntVar(&o.gomaxprocs, "gomaxprocs", 0, "GOMAXPROCS for the server processes (0: unset)")
 	fs.DurationVar(&o.waitQuiet, "wait-quiet", 0, "before each target, wait up to this long for the machine to be idle (shared machines)")
-	fs.StringVar(&o.scenario, "scenario", scenarioAuthMe, "what to load: auth-me (GET /auth/me) or chat (POST /chat on a bot of -passages passages)")
+	fs.StringVar(&o.scenario, "scenario", scenarioAuthMe, "what to load: auth-me (GET /auth/me), chat (POST /chat on a bot of -passages passages) "+
+		"or livechat (-visitors visitor streams and 50 operator streams, -rate messages/s both ways; postgres: two replicas)")
+	fs.IntVar(&o.visitors, "visitors", 1000, "livechat scenario: open visitor streams (one handed-off conversation each)")
+	fs.IntVar(&o.rate, "rate", 200, "livechat scenario: messages per second, half each way")
 	fs.IntVar(&o.passages, "passages", 10000, "chat scenario: passages in the bot's knowledge base")
 	fs.IntVar(&o.keys, "keys", 1, "auth-me scenario: register this many workspaces and spread the connections over their keys")
 	if err := fs.Parse(args); err != nil {
@@ -111,8 +117,11 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	if o.gomaxprocs < 0 {
 		return o, errors.New("-gomaxprocs must not be negative")
 	}
-	if o.scenario != scenarioAuthMe && o.scenario != scenarioChat {
-		return o, fmt.Errorf("-scenario %q: want %s or %s", o.scenario, scenarioAuthMe, scenarioChat)
+	if o.scenario != scenarioAuthMe && o.scenario != scenarioChat && o.scenario != scenarioLive {
+		return o, fmt.Errorf("-scenario %q: want %s, %s or %s", o.scenario, scenarioAuthMe, scenarioChat, scenarioLive)
+	}
+	if o.visitors < 1 || o.visitors > 20000 || o.rate < 1 || o.rate > 10000 {
+		return o, errors.New("-visitors wants 1..20000 and -rate 1..10000")
 	}
 	if o.keys < 1 || o.keys > o.conns {
 		return o, fmt.Errorf("-keys %d: want 1..-c", o.keys)
@@ -173,7 +182,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if o.waitQuiet > 0 {
 			waitQuiet(ctx, o.waitQuiet, logf)
 		}
-		r, err := runTarget(ctx, o, target, tmp, logf)
+		var r result
+		if o.scenario == scenarioLive {
+			if target == "bare" {
+				continue // no bare live chat to compare with
+			}
+			r, err = runLiveChat(ctx, o, target, tmp, logf)
+		} else {
+			r, err = runTarget(ctx, o, target, tmp, logf)
+		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", target, err)
 		}
@@ -337,6 +354,12 @@ func serverEnv(o options) []string {
 }
 
 func printReport(w io.Writer, o options, results []result, serverVersion string) {
+	if o.scenario == scenarioLive {
+		printLiveChat(w, o, results)
+		fmt.Fprintf(w, "\nMachine: NumCPU=%d, %s %s/%s, %s UTC; concierge %s\n", runtime.NumCPU(), runtime.Version(),
+			runtime.GOOS, runtime.GOARCH, time.Now().UTC().Format("2006-01-02 15:04"), serverVersion)
+		return
+	}
 	var bare *result
 	for i := range results {
 		if results[i].target == "bare" {
