@@ -65,7 +65,7 @@ func BenchmarkDelivery(b *testing.B) {
 					b.Fatal(r.Status)
 				}
 				for {
-					ev := vis.next(b, "message")
+					ev := vis.Next(b, "message")
 					if ev.Data["text"] == text {
 						break
 					}

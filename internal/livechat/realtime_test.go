@@ -1,12 +1,7 @@
 package livechat_test
 
 import (
-	"bufio"
-	"context"
-	"encoding/json"
 	"fmt"
-	"net/http"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -15,88 +10,14 @@ import (
 	"concierge/internal/testkit"
 )
 
-// sseEvent is one parsed server-sent event.
-type sseEvent struct {
-	ID   int64
-	Kind string
-	Data map[string]any
-}
-
-// stream is an open SSE connection read in the background.
-type stream struct {
-	C      chan sseEvent
-	Status int
-	cancel context.CancelFunc
-	done   chan struct{}
-}
+// The stream helpers are testkit's.
+type (
+	stream   = testkit.SSEStream
+)
 
 func openStream(t testing.TB, url string, lastID int64, headers ...string) *stream {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	req, _ := http.NewRequestWithContext(ctx, "GET", url, nil)
-	for i := 0; i+1 < len(headers); i += 2 {
-		req.Header.Set(headers[i], headers[i+1])
-	}
-	if lastID > 0 {
-		req.Header.Set("Last-Event-ID", strconv.FormatInt(lastID, 10))
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		cancel()
-		t.Fatalf("open stream: %v", err)
-	}
-	s := &stream{C: make(chan sseEvent, 10000), Status: resp.StatusCode, cancel: cancel, done: make(chan struct{})}
-	t.Cleanup(s.Close)
-	if resp.StatusCode != 200 {
-		resp.Body.Close()
-		close(s.done)
-		return s
-	}
-	go func() {
-		defer close(s.done)
-		defer resp.Body.Close()
-		sc := bufio.NewScanner(resp.Body)
-		sc.Buffer(make([]byte, 64<<10), 1<<20)
-		var ev sseEvent
-		for sc.Scan() {
-			line := sc.Text()
-			switch {
-			case line == "":
-				if ev.Kind != "" {
-					s.C <- ev
-				}
-				ev = sseEvent{}
-			case strings.HasPrefix(line, "id: "):
-				ev.ID, _ = strconv.ParseInt(line[4:], 10, 64)
-			case strings.HasPrefix(line, "event: "):
-				ev.Kind = line[7:]
-			case strings.HasPrefix(line, "data: "):
-				_ = json.Unmarshal([]byte(line[6:]), &ev.Data)
-			}
-		}
-	}()
-	return s
-}
-
-func (s *stream) Close() {
-	s.cancel()
-	<-s.done
-}
-
-// next waits for the next event of kind (others are skipped).
-func (s *stream) next(t testing.TB, kind string) sseEvent {
-	t.Helper()
-	timeout := time.After(20 * time.Second)
-	for {
-		select {
-		case ev := <-s.C:
-			if ev.Kind == kind {
-				return ev
-			}
-		case <-timeout:
-			t.Fatalf("no %s event", kind)
-		}
-	}
+	return testkit.OpenSSE(t, url, lastID, headers...)
 }
 
 func TestRealtimeEvents(t *testing.T) {
@@ -113,30 +34,30 @@ func TestRealtimeEvents(t *testing.T) {
 		if h := w.handoff(t, w.botKey, sid, map[string]any{"message": "a person please"}); h["status"] != "waiting" {
 			t.Fatalf("handoff with a stream open: %v", h)
 		}
-		if ev := ops.next(t, "mode"); ev.Data["mode"] != "waiting" || ev.Data["session_id"] != sid {
+		if ev := ops.Next(t, "mode"); ev.Data["mode"] != "waiting" || ev.Data["session_id"] != sid {
 			t.Fatalf("operator hand-off event: %v", ev)
 		}
 		if r := a.Do(t, "POST", "/operators/conversations/"+sid+"/claim", nil, w.op1...); r.Status != 200 {
 			t.Fatal(r.Status)
 		}
-		if ev := vis.next(t, "mode"); ev.Data["mode"] != "waiting" {
+		if ev := vis.Next(t, "mode"); ev.Data["mode"] != "waiting" {
 			t.Fatalf("visitor: %v", ev)
 		}
-		if ev := vis.next(t, "mode"); ev.Data["mode"] != "human" {
+		if ev := vis.Next(t, "mode"); ev.Data["mode"] != "human" {
 			t.Fatalf("visitor claim: %v", ev)
 		}
 		a.Do(t, "POST", "/operators/conversations/"+sid+"/typing", nil, w.op1...)
-		if ev := vis.next(t, "typing"); ev.Data["role"] != "operator" {
+		if ev := vis.Next(t, "typing"); ev.Data["role"] != "operator" {
 			t.Fatalf("typing: %v", ev)
 		}
 		a.Do(t, "POST", "/operators/conversations/"+sid+"/messages", map[string]any{"text": "hi from a person"}, w.op1...)
-		got := vis.next(t, "message")
+		got := vis.Next(t, "message")
 		if got.Data["text"] != "hi from a person" || got.Data["role"] != "operator" {
 			t.Fatalf("visitor message: %v", got)
 		}
 		w.chat(t, w.botKey, "thanks!", sid)
 		for {
-			ev := ops.next(t, "message")
+			ev := ops.Next(t, "message")
 			if ev.Data["text"] == "thanks!" && ev.Data["role"] == "user" {
 				break
 			}
@@ -202,7 +123,7 @@ func TestTwoReplicas(t *testing.T) {
 	visTexts, opsTexts := 0, 0
 	readVisitor := func(s *stream, upto int) {
 		for visTexts < upto {
-			ev := s.next(t, "message")
+			ev := s.Next(t, "message")
 			if ev.Data["role"] != "operator" {
 				continue
 			}
@@ -236,7 +157,7 @@ func TestTwoReplicas(t *testing.T) {
 	readVisitor(vis, n)
 	t.Logf("visitor got %d", visTexts)
 	for opsTexts < n {
-		ev := ops.next(t, "message")
+		ev := ops.Next(t, "message")
 		if ev.Data["role"] != "user" || !strings.HasPrefix(fmt.Sprint(ev.Data["text"]), "vis ") {
 			continue
 		}
