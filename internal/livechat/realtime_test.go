@@ -12,7 +12,7 @@ import (
 
 // The stream helpers are testkit's.
 type (
-	stream   = testkit.SSEStream
+	stream = testkit.SSEStream
 )
 
 func openStream(t testing.TB, url string, lastID int64, headers ...string) *stream {
