@@ -302,7 +302,13 @@ type realBot struct {
 
 func newRealBot(t *testing.T, name string, opts ...testkit.Option) *realBot {
 	t.Helper()
-	a := testkit.NewApp(t, testkit.SQLite, opts...)
+	return newRealBotOn(t, testkit.SQLite, name, opts...)
+}
+
+// newRealBotOn is newRealBot on the given engine.
+func newRealBotOn(t *testing.T, e testkit.Engine, name string, opts ...testkit.Option) *realBot {
+	t.Helper()
+	a := testkit.NewApp(t, e, opts...)
 	key, _ := a.Register(t, "owner@example.com")
 	r := a.Do(t, "POST", "/bots", map[string]any{"name": name}, "X-API-Key", key)
 	if r.Status != 201 {

@@ -7,6 +7,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -19,6 +21,7 @@ import (
 	"concierge/internal/config"
 	"concierge/internal/jobs"
 	"concierge/internal/mail"
+	"concierge/internal/secret"
 	"concierge/internal/store"
 )
 
@@ -58,6 +61,21 @@ func WithEnv(kv ...string) Option {
 // WithConfig edits the loaded configuration directly.
 func WithConfig(fn func(*config.Config)) Option {
 	return func(s *setup) { s.edits = append(s.edits, fn) }
+}
+
+// ReplicaOf makes the new app another replica of a: the same database and
+// the same secret key (a replica with another key cannot open what the
+// others sealed, such as operator keys), its own data directory and memory.
+func ReplicaOf(a *TestApp) Option {
+	return WithConfig(func(c *config.Config) {
+		c.DatabaseURL = a.Config.DatabaseURL
+		c.SecretKey = a.Config.SecretKey
+		if c.SecretKey == "" {
+			if raw, err := os.ReadFile(filepath.Join(a.DataDir, secret.KeyFileName)); err == nil {
+				c.SecretKey = config.Secret(strings.TrimSpace(string(raw)))
+			}
+		}
+	})
 }
 
 // WithOptions edits the wiring options directly.
