@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -94,4 +95,57 @@ func TestBrowserLiveChat(t *testing.T) {
 		}
 		b.checkClean()
 	}
+}
+
+// With the pre-chat form on, the widget asks for a name and e-mail before
+// the first message; the lead it stores starts the conversation the
+// visitor then talks in, and a hostile heading stays text.
+func TestBrowserPreChatForm(t *testing.T) {
+	requireChromium(t)
+	const xss = `<img src=x onerror="window.__xss=1">`
+	rb := newRealBot(t, "Pre-chat bot")
+	rb.patch(t, map[string]any{"live_chat": map[string]any{"enabled": true, "pre_chat_form": true},
+		"copy": map[string]any{"pre_chat_heading": "Who are you? " + xss}})
+	vis := newBrowser(t)
+	vis.navigate(rb.a.URL + "/demo/" + rb.botKey)
+	vis.open()
+	vis.until("the pre-chat form", w(`const f = S.querySelector('form.pc'); return !!f && S.querySelector('textarea').closest('form').hidden`))
+	if got := eval[string](vis, w(`return S.querySelector('form.pc p').textContent`)); got != "Who are you? "+xss {
+		t.Errorf("heading: %q", got)
+	}
+	vis.do(chromedp.SendKeys(in("form.pc input[type=text]"), "Nia"), chromedp.SendKeys(in("form.pc input[type=email]"), "nia@example.com"),
+		chromedp.Click(in("form.pc button")))
+	vis.until("the message box", w(`return !S.querySelector('form.pc') && !S.querySelector('textarea').closest('form').hidden`))
+	session := eval[string](vis, `localStorage.getItem('concierge:session:`+rb.botKey+`') || ''`)
+	if session == "" {
+		t.Fatal("no session stored after the pre-chat form")
+	}
+	vis.ask("Hello there")
+	if got := eval[string](vis, `localStorage.getItem('concierge:session:`+rb.botKey+`') || ''`); got != session {
+		t.Errorf("the first message started another conversation: %q, want %q", got, session)
+	}
+	// Leads are scored in the background, within moments of a message.
+	var out struct {
+		Items []struct {
+			Email     *string `json:"email"`
+			SessionID string  `json:"session_id"`
+		} `json:"items"`
+	}
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		r := rb.a.Do(t, "GET", fmt.Sprintf("/leads?bot_id=%d", rb.id), nil, "X-API-Key", rb.apiKey)
+		if r.Status != 200 {
+			t.Fatalf("leads: %d %s", r.Status, r.Body)
+		}
+		r.Decode(t, &out)
+		if len(out.Items) > 0 || time.Now().After(deadline) {
+			break
+		}
+	}
+	if len(out.Items) != 1 || out.Items[0].Email == nil || *out.Items[0].Email != "nia@example.com" || out.Items[0].SessionID != session {
+		t.Errorf("leads: %+v (session %s)", out.Items, session)
+	}
+	if eval[bool](vis, `window.__xss === 1`) || eval[int](vis, `document.querySelectorAll('img[src=x]').length`) != 0 {
+		t.Fatal("the heading became markup")
+	}
+	vis.checkClean()
 }

@@ -65,6 +65,8 @@
     first: 'Please write your question first, then ask for a person.',
     name: 'Your name',
     email: 'Your e-mail',
+    prechat: 'Before we start, how can we reach you?',
+    start: 'Start chat',
     waiting: 'We are connecting you with a person…',
     joined: 'A person has joined the conversation.',
     typing: 'Typing…',
@@ -250,7 +252,8 @@
     '.m.o .b{border-left:3px solid var(--p)}',
     '.hf{display:flex;flex-wrap:wrap;gap:6px;padding:6px 0;border:0}',
     '.hf input{flex:1 1 120px;font:inherit;padding:6px;border:1px solid var(--bd);border-radius:8px}',
-    '.hf button{width:auto;padding:0 10px}'
+    '.hf button{width:auto;padding:0 10px}',
+    '.pc p{flex:1 1 100%;margin:0}'
   ].join('\n');
 
   var ICONS = {
@@ -533,6 +536,7 @@
     }
     var lc = s.live_chat && typeof s.live_chat === 'object' ? s.live_chat : {};
     ui.talk.hidden = !!s.is_offline || lc.available !== true;
+    if (!s.is_offline && lc.pre_chat_form === true && !st.session) preChat(str(c.pre_chat_heading, 200));
     setLauncherIcon();
     ui.launcher.hidden = false;
     if (st.session) sendContext();
@@ -862,6 +866,30 @@
     }) }, [name, mail, go]);
     addRow(ui.hf);
     name.focus();
+  }
+
+  // preChat asks for a name and e-mail before the first message when the
+  // bot's settings say so: the lead starts the conversation, and the
+  // message box appears once it is stored.
+  function preChat(heading) {
+    ui.form.hidden = true;
+    var name = el('input', { type: 'text', maxlength: 100, autocomplete: 'name', required: true, 'aria-label': T.name, placeholder: T.name });
+    var mail = el('input', { type: 'email', maxlength: 254, autocomplete: 'email', required: true, 'aria-label': T.email, placeholder: T.email });
+    var go = el('button', { type: 'submit', text: T.start });
+    var pf = el('form', { class: 'hf pc', onsubmit: safe(function (ev) {
+      ev.preventDefault();
+      go.disabled = true;
+      request('/chat/lead-capture', { method: 'POST', body: { name: name.value.trim().slice(0, 100),
+        email: mail.value.trim().slice(0, 254), source: 'pre_chat' } }).then(function (res) {
+        return res.ok ? res.json() : errorText(res).then(function (msg) { throw { friendly: msg }; });
+      }).then(function (r) {
+        if (r && typeof r.session_id === 'string') setSession(r.session_id);
+        if (pf.parentNode) pf.parentNode.removeChild(pf);
+        ui.form.hidden = false;
+        ui.input.focus();
+      }).catch(function (e) { go.disabled = false; notice((e && e.friendly) || T.network); });
+    }) }, [el('p', { text: heading || T.prechat }), name, mail, go]);
+    addRow(pf);
   }
 
   function live() {
