@@ -68,7 +68,10 @@ func TestKillReplicaDuringLiveChat(t *testing.T) {
 
 	ops := testkit.OpenSSE(t, b.url+"/operators/events", 0, "X-Operator-Key", opKey)
 	vis := testkit.OpenSSE(t, a.url+"/chat/events/"+sid, 0, "X-Bot-Key", botKey)
-	const n = 200
+	n := 1000
+	if testing.Short() {
+		n = 200
+	}
 	var lastSeen int64
 	visGot := 0
 	seen := map[int64]bool{}
@@ -96,8 +99,8 @@ func TestKillReplicaDuringLiveChat(t *testing.T) {
 	for i := 0; i < n; i++ {
 		switch i {
 		case n / 2:
-			// The visitor has read up to "op 79"; 80-99 are in flight or
-			// unread when A dies.
+			// The visitor has read all but the last 20 operator messages;
+			// those are in flight or unread when A dies.
 			readVisitor(n/2 - 20)
 			a.kill() // SIGKILL: no shutdown, no goodbye to the stream
 			<-vis.Done()
