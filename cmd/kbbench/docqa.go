@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -71,6 +72,8 @@ func docqaBench(args []string) error {
 	maxPages := fs.Int("max-pages", 2000, "crawl page cap")
 	dbURL := fs.String("database-url", "", "PostgreSQL server to use instead of a throwaway cluster")
 	verbose := fs.Bool("v", false, "print every miss")
+	explain := fs.Bool("explain", false, "with -v: print the second stage's evidence for the top hits of every miss")
+	evidence := fs.String("evidence", "", "append each question's best hit's evidence to this file (JSON lines), for calibrating")
 	_ = fs.Parse(args)
 
 	fmt.Println("| set | engine | half | answerable | answering page in sources | retrieval rank 1 | retrieval top 3 | answerable → I don't know | unanswerable → I don't know |")
@@ -88,7 +91,7 @@ func docqaBench(args []string) error {
 			return fmt.Errorf("%s: %w (install the Debian documentation package)", set.Root, err)
 		}
 		for _, engine := range strings.Split(*engines, ",") {
-			if err := docqaRun(set, engine, *dbURL, *maxPages, strings.Split(*halves, ","), *verbose); err != nil {
+			if err := docqaRun(set, engine, *dbURL, *maxPages, strings.Split(*halves, ","), *verbose, *explain, *evidence); err != nil {
 				return err
 			}
 		}
@@ -98,7 +101,7 @@ func docqaBench(args []string) error {
 	return nil
 }
 
-func docqaRun(set docqaSet, engine, dbURL string, maxPages int, halves []string, verbose bool) error {
+func docqaRun(set docqaSet, engine, dbURL string, maxPages int, halves []string, verbose, explain bool, evidence string) error {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return err
@@ -160,12 +163,52 @@ func docqaRun(set docqaSet, engine, dbURL string, maxPages int, halves []string,
 		for _, s := range reply.Sources {
 			sources = append(sources, page(s.URL))
 		}
+		if evidence != "" {
+			hits, err := e.app.Retrieval.Search(ctx, e.ws, e.bot, q.Question, 1)
+			if err != nil {
+				return err
+			}
+			rec := map[string]any{"id": q.ID, "set": set.Site, "half": half(q.ID), "answerable": q.Answerable,
+				"answered": reply.Answered}
+			if len(hits) > 0 {
+				rec["evidence"], rec["right_page"] = hits[0].Evidence, want[page(hits[0].URL)]
+			}
+			line, _ := json.Marshal(rec)
+			f, err := os.OpenFile(evidence, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+			if err != nil {
+				return err
+			}
+			_, werr := f.Write(append(line, '\n'))
+			if err := errors.Join(werr, f.Close()); err != nil {
+				return err
+			}
+		}
+		show := func() {
+			if !explain {
+				return
+			}
+			hits, _ := e.app.Retrieval.Search(ctx, e.ws, e.bot, q.Question, 30)
+			for i, h := range hits {
+				if i >= 5 && !want[page(h.URL)] {
+					continue
+				}
+				ev := h.Evidence
+				mark := " "
+				if want[page(h.URL)] {
+					mark = "*"
+				}
+				fmt.Printf("    %s%2d %-40s [%.25s] %-30.30s cov %.2f title %.2f head %.2f foc %.2f prox %.2f phr %.2f page %.2f hub %v miss %.2f bm25 %.1f → %.3f\n",
+					mark, i+1, page(h.URL), h.Title, strings.Join(h.HeadingPath, " > "), ev.Coverage, ev.Title, ev.Heading, ev.Focus, ev.Proximity,
+					ev.Phrase, ev.Page, ev.Hub, ev.Missing, h.Score, ev.Score)
+			}
+		}
 		if !q.Answerable {
 			t.unanswerable++
 			if !reply.Answered {
 				t.idkUnanswerable++
 			} else if verbose {
 				fmt.Printf("  answered unanswerable %s %q from %v\n", q.ID, q.Question, sources)
+				show()
 			}
 			continue
 		}
@@ -177,6 +220,7 @@ func docqaRun(set docqaSet, engine, dbURL string, maxPages int, halves []string,
 			t.inSources++
 		} else if verbose {
 			fmt.Printf("  miss %s %q: want %v, sources %v (answered %v)\n", q.ID, q.Question, q.Pages, sources, reply.Answered)
+			show()
 		}
 		hits, err := e.app.Retrieval.Search(ctx, e.ws, e.bot, q.Question, 30)
 		if err != nil {

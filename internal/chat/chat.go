@@ -47,6 +47,7 @@ const (
 // Source is a passage a reply rests on.
 type Source struct {
 	Title        string  `json:"title"`
+	Heading      string  `json:"heading,omitempty" doc:"The section of the page the passage is from (its heading path, joined with ' > ')."`
 	URL          string  `json:"url,omitempty"`
 	DocumentName string  `json:"document_name"`
 	Snippet      string  `json:"snippet"`
@@ -417,7 +418,7 @@ func sourcesOf(hits []retrieval.Hit, cited []int) []Source {
 			continue
 		}
 		seen[key] = true
-		out = append(out, Source{Title: h.Title, URL: h.URL, DocumentName: h.DocumentName,
+		out = append(out, Source{Title: h.Title, Heading: strings.Join(h.HeadingPath, " > "), URL: h.URL, DocumentName: h.DocumentName,
 			Snippet: snippet(h.Text, 240), Score: roundScore(h.Score)})
 	}
 	return out

@@ -22,9 +22,11 @@ type Extractive struct{}
 func (Extractive) Name() string { return "extractive" }
 
 const (
-	extractivePassages  = 4   // passages whose sentences compete
-	extractiveSentences = 3   // sentences in an answer at most
-	extractiveMaxRunes  = 700 // answer length at most (a last sentence may cross it)
+	extractivePassages  = 3    // passages (with a ranking: pages) whose sentences compete
+	extractiveSentences = 3    // sentences in an answer at most
+	extractiveMaxRunes  = 700  // answer length at most (a last sentence may cross it)
+	extractiveKeep      = 0.85 // other pages quoted only within this share of the best passage's score
+	extractiveReads     = 12   // ranked passages looked at for other pages to draw on
 )
 
 // Answer implements Answerer.
@@ -58,35 +60,77 @@ func composeExtractive(p Prompt) Answer {
 	for _, t := range qterms {
 		want[t] = true
 	}
-	// Grounded when one passage (with its title and headings) covers
-	// enough of the question: half its terms, and at least one.
+	// Grounded when the second stage says the best page answers
+	// (retrieval.AnswerThreshold). Passages it did not read (built by
+	// hand) are grounded when one covers half the question's terms.
 	need := max(1, (len(qterms)+1)/2)
-	grounded := false
+	ranked := p.Passages[0].Evidence.Ranked
+	grounded := ranked && p.Passages[0].Evidence.Answers()
 	var cands []candidate
-	for pi := range p.Passages[:min(len(p.Passages), extractivePassages)] {
-		a := analyse(&p.Passages[pi])
+	// The passages the reply may draw on: with a ranking, those within
+	// extractiveKeep of the best one's score (one far behind is another
+	// subject, and quoting it would make the sources lie), the first
+	// passage of each page before a second passage of any, so that the
+	// sources span pages when the answer does.
+	var use []int
+	if ranked {
+		pages := map[int64]bool{}
+		var later []int
+		for pi := range p.Passages[:min(len(p.Passages), extractiveReads)] {
+			h := &p.Passages[pi]
+			if pi > 0 && h.Evidence.Score < p.Passages[0].Evidence.Score*extractiveKeep {
+				continue
+			}
+			if pages[h.DocumentID] {
+				later = append(later, pi)
+				continue
+			}
+			pages[h.DocumentID] = true
+			use = append(use, pi)
+		}
+		use = append(use, later...)
+		use = use[:min(len(use), extractivePassages)]
+		slices.Sort(use)
+	} else {
+		for pi := range p.Passages[:min(len(p.Passages), extractivePassages)] {
+			use = append(use, pi)
+		}
+	}
+	for _, pi := range use {
+		h := &p.Passages[pi]
+		a := analyse(h)
 		cover := 0
 		for _, t := range a.terms {
 			if want[t] {
 				cover++
 			}
 		}
-		if cover >= need {
+		if !ranked && cover >= need {
 			grounded = true
 		}
+		weights, total := h.Evidence.Weights, 0.0
+		for _, w := range weights {
+			total += w
+		}
 		for si, sent := range a.sentences {
-			hit := 0
+			hit, weighed := 0, 0.0
 			for _, t := range sent.terms {
 				if want[t] {
 					hit++
+					weighed += weights[t]
 				}
 			}
 			if hit == 0 {
 				continue
 			}
 			// Earlier passages rank better; a sentence that matches many
-			// question terms beats a long one that matches one.
-			score := float64(hit)/float64(len(qterms)) + 0.5/float64(pi+1) - float64(si)*0.01
+			// question terms (the rarer, the more) beats a long one that
+			// matches one.
+			match := float64(hit) / float64(len(qterms))
+			if total > 0 {
+				match = weighed / total
+			}
+			score := match + 1/float64(pi+1) - float64(si)*0.01
 			cands = append(cands, candidate{passage: pi, order: si, text: sent.text, score: score})
 		}
 	}
@@ -102,17 +146,34 @@ func composeExtractive(p Prompt) Answer {
 		}
 		return 0
 	})
+	// First the best sentence of each passage drawn on (so that each
+	// source is quoted), then the best of the rest.
 	var picked []candidate
 	runes := 0
-	for _, c := range cands {
+	take := func(c candidate) bool {
 		if len(picked) == extractiveSentences || runes >= extractiveMaxRunes {
-			break
+			return false
 		}
 		if slices.ContainsFunc(picked, func(o candidate) bool { return o.text == c.text }) {
-			continue
+			return true
 		}
 		picked = append(picked, c)
 		runes += len([]rune(c.text))
+		return true
+	}
+	firstOf := map[int]bool{}
+	for _, c := range cands {
+		if ranked && !firstOf[c.passage] {
+			firstOf[c.passage] = true
+			if !take(c) {
+				break
+			}
+		}
+	}
+	for _, c := range cands {
+		if !take(c) {
+			break
+		}
 	}
 	// Read in the order the source wrote them: passage by passage, then
 	// sentence order.

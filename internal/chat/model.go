@@ -28,7 +28,9 @@ const noAnswer = "[[NO_ANSWER]]"
 
 // Answer implements Answerer.
 func (m Model) Answer(ctx context.Context, p Prompt, emit func(string) error) (Answer, error) {
-	if len(p.Passages) == 0 {
+	// No passage worth reading (the second stage's answerability): the
+	// model is not called.
+	if len(p.Passages) == 0 || (p.Passages[0].Evidence.Ranked && !p.Passages[0].Evidence.Answers()) {
 		text := dontKnow(p.Bot)
 		if err := emit(text); err != nil {
 			return Answer{}, err

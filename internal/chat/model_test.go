@@ -62,11 +62,20 @@ func TestModelAnswerer(t *testing.T) {
 
 				// The model finds no answer in the passages: the bot's "I don't know".
 				fake.Enqueue(llmtest.Reply{Text: "[[NO_ANSWER]]", Chunks: 4})
-				_, text, final = stream("What is the warehouse manager's name?")
+				_, text, final = stream("Do orders ship from the Pune warehouse on Sundays?")
 				if !strings.Contains(text, "don't have information") || final["answered"] != false || len(final["sources"].([]any)) != 0 {
 					t.Fatalf("no answer: %q %v", text, final)
 				}
 				bal-- // an honest "I don't know" is a delivered reply
+
+				// Nothing in the knowledge speaks of most of the question
+				// (retrieval's answerability): the model is not called.
+				n0 := len(fake.Requests())
+				_, text, final = stream("What is the warehouse manager's name?")
+				if !strings.Contains(text, "don't have information") || final["answered"] != false || len(fake.Requests()) != n0 {
+					t.Fatalf("unanswerable: %q %v after %d model requests", text, final, len(fake.Requests())-n0)
+				}
+				bal--
 
 				// Rate limited twice, then an answer: retried before the first word.
 				n := len(fake.Requests())

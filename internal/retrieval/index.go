@@ -385,13 +385,31 @@ func (s *snapshot) queryTerms(query string) []string {
 		return nil
 	}
 	if l := detectLanguage(toks); l != langUnknown {
-		return emitTerms(toks, l, nil)
+		return dropContractions(emitTerms(toks, l, nil))
 	}
 	var terms []string
 	for _, l := range s.queryLangs {
 		terms = emitTerms(toks, l, terms)
 	}
-	return terms
+	return dropContractions(terms)
+}
+
+// queryVariants are the analyses of a query the second stage reads passages
+// with: one in the query's language, or one per main language of the bot
+// when it cannot be told (queryTerms pools them for the first stage).
+func (s *snapshot) queryVariants(query string) [][]string {
+	toks := segment(query)
+	if len(toks) == 0 {
+		return nil
+	}
+	if l := detectLanguage(toks); l != langUnknown {
+		return [][]string{dropContractions(emitTerms(toks, l, nil))}
+	}
+	var out [][]string
+	for _, l := range s.queryLangs {
+		out = append(out, dropContractions(emitTerms(toks, l, nil)))
+	}
+	return out
 }
 
 // idf is Lucene's BM25 idf, never negative.

@@ -39,6 +39,9 @@ type Hit struct {
 	// can match words without analysing the passage again: see
 	// PassageTerms and TermsOf.
 	Terms string
+	// Evidence is the second stage's reading of the passage against the
+	// question: why it ranks where it does, and how well it answers.
+	Evidence Evidence
 
 	cached *cachedPassage // the shared entry behind Memo; nil for a hit built by hand
 }
@@ -84,6 +87,9 @@ type Options struct {
 	MaxCachedPassages int
 	// Embedder enables dense retrieval; nil is keyword only.
 	Embedder Embedder
+	// FirstStageOnly returns the first stage's ranking (BM25, or fused
+	// with dense) without the second stage: for measuring the first stage.
+	FirstStageOnly bool
 	// EmbedTimeout bounds embedding one query (default 2s); on timeout the
 	// search falls back to keyword ranking.
 	EmbedTimeout time.Duration
@@ -246,13 +252,26 @@ func (s *Service) Search(ctx context.Context, workspaceID, botID int64, query st
 	if len(terms) == 0 || snap.live == 0 {
 		return nil, nil
 	}
+	// The first stage finds at least rerankDepth candidates; the second
+	// reads them and keeps the best k.
+	n := max(k, rerankDepth)
+	if s.opts.FirstStageOnly {
+		n = k
+	}
 	var cands []scored
 	if s.opts.Embedder != nil && snap.vectors > 0 {
-		cands = s.hybrid(ctx, snap, query, terms, k)
+		cands = s.hybrid(ctx, snap, query, terms, n)
 	} else {
-		cands = snap.bm25(terms, k)
+		cands = snap.bm25(terms, n)
 	}
-	return s.hydrate(ctx, key, cands)
+	hits, err := s.hydrate(ctx, key, cands)
+	if err != nil {
+		return nil, err
+	}
+	if !s.opts.FirstStageOnly {
+		snap.rerank(hits, snap.queryVariants(query))
+	}
+	return hits[:min(k, len(hits))], nil
 }
 
 // snapshotFor returns the bot's index, current as of the last version
