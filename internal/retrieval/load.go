@@ -245,7 +245,7 @@ FROM p JOIN documents d ON d.id = p.document_id WHERE d.status = 'ready'`,
 		hits = append(hits, Hit{
 			PassageID: p.id, DocumentID: p.doc, Score: c.score,
 			Title: p.title, URL: p.url, Text: p.text,
-			HeadingPath: slices.Clone(p.heading), DocumentName: p.docName, Terms: p.terms,
+			HeadingPath: p.heading, DocumentName: p.docName, Terms: p.terms,
 			cached: p,
 		})
 	}

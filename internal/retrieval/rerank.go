@@ -115,7 +115,6 @@ type queryWeights struct {
 	terms   []string
 	weights []float64
 	set     map[string]float64 // term → weight
-	index   map[string]int     // term → its index in terms
 	total   float64
 	missing float64 // weight of terms no passage contains
 }
@@ -162,9 +161,8 @@ func (s *snapshot) weigh(terms []string) queryWeights {
 			}
 		}
 	}
-	q.set, q.index = map[string]float64{}, map[string]int{}
+	q.set = map[string]float64{}
 	for i, w := range q.weights {
-		q.index[q.terms[i]] = i
 		q.total += w
 		if missing[i] {
 			q.missing += w
@@ -304,34 +302,59 @@ type hubKey struct{}
 func readPassage(q queryWeights, ft fieldTerms) (Evidence, []bool) {
 	var ev Evidence
 	n := len(q.terms)
-	inTitle, inHead, matched := make([]bool, n), make([]bool, n), make([]bool, n)
+	flags := make([]uint8, n) // 1: title, 2: heading, 4: matched
+	const inTitle, inHead, isMatched = 1, 2, 4
+	// Questions have a handful of terms: a linear scan, after a filter on
+	// the length and the first byte, beats hashing every term of the
+	// passage.
+	var lens uint64
+	var firsts [256]bool
+	for _, qt := range q.terms {
+		lens |= 1 << min(len(qt), 63)
+		if qt != "" {
+			firsts[qt[0]] = true
+		}
+	}
+	find := func(t string) int {
+		if t == "" || lens&(1<<min(len(t), 63)) == 0 || !firsts[t[0]] {
+			return -1
+		}
+		for i, qt := range q.terms {
+			if qt == t {
+				return i
+			}
+		}
+		return -1
+	}
 	for _, t := range ft.title {
-		if i, ok := q.index[t]; ok {
-			inTitle[i] = true
+		if i := find(t); i >= 0 {
+			flags[i] |= inTitle
 		}
 	}
 	for _, t := range ft.heading {
-		if i, ok := q.index[t]; ok {
-			inHead[i] = true
+		if i := find(t); i >= 0 {
+			flags[i] |= inHead
 		}
 	}
 	pos := make([][]int, n)
 	for p, t := range ft.body {
-		if i, ok := q.index[t]; ok {
+		if i := find(t); i >= 0 {
 			pos[i] = append(pos[i], p)
 		}
 	}
 	var cov, title, head float64
 	var body [][]int // positions of the weighted terms found in the text
+	matched := make([]bool, n)
 	for i := range q.terms {
-		if inTitle[i] || inHead[i] || len(pos[i]) > 0 {
+		if flags[i] != 0 || len(pos[i]) > 0 {
+			flags[i] |= isMatched
 			matched[i] = true
 			cov += q.weights[i]
 		}
-		if inTitle[i] {
+		if flags[i]&inTitle != 0 {
 			title += q.weights[i]
 		}
-		if inHead[i] {
+		if flags[i]&inHead != 0 {
 			head += q.weights[i]
 		}
 		if len(pos[i]) > 0 && q.weights[i] > 0 {

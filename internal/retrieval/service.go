@@ -17,6 +17,7 @@ import (
 	"container/list"
 	"context"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -271,7 +272,11 @@ func (s *Service) Search(ctx context.Context, workspaceID, botID int64, query st
 	if !s.opts.FirstStageOnly {
 		snap.rerank(hits, snap.queryVariants(query))
 	}
-	return hits[:min(k, len(hits))], nil
+	hits = hits[:min(k, len(hits))]
+	for i := range hits { // the cached passage's slice is shared: callers get their own
+		hits[i].HeadingPath = slices.Clone(hits[i].HeadingPath)
+	}
+	return hits, nil
 }
 
 // snapshotFor returns the bot's index, current as of the last version
