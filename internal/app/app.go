@@ -273,13 +273,14 @@ func New(ctx context.Context, cfg config.Config, opts Options) (_ *App, err erro
 	whOut := opts.Outbound
 	whOut.Allow, whOut.MaxRedirects, whOut.Timeout = allow, -1, opts.Webhooks.Timeout
 	whOut.UserAgent = "Concierge-Webhooks/1.0"
-	whOut.MaxIdleConns, whOut.MaxIdleConnsPerHost = 1024, 16
+	whOut.MaxIdleConns, whOut.MaxIdleConnsPerHost = 1024, 64
 	a.Webhooks = webhook.New(webhook.Deps{DB: a.DB, Keys: a.Keys, Billing: a.Billing, Queue: a.Queue,
 		CheckBot: func(ctx context.Context, workspaceID, botID int64) error {
 			_, err := a.Bots.Get(ctx, workspaceID, botID)
 			return err
 		},
-		Client: safehttp.New(whOut), Allow: allow, Clock: a.Clock, Logger: a.Log}, opts.Webhooks)
+		Client: safehttp.New(whOut), Allow: allow, Clock: a.Clock, Logger: a.Log, DatabaseURL: cfg.DatabaseURL.Reveal()},
+		opts.Webhooks)
 
 	trusted, err := cfg.TrustedProxyPrefixes()
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"concierge/internal/apperr"
+	"concierge/internal/outbox"
 	"concierge/internal/store"
 )
 
@@ -174,7 +175,43 @@ func (s *Service) DebitBatchTx(ctx context.Context, tx *sqlx.Tx, workspaceID int
 	if err := insertEntries(ctx, tx, workspaceID, list); err != nil {
 		return nil, nil, err
 	}
+	if err := s.noteLow(ctx, tx, workspaceID, bal+total, bal); err != nil {
+		return nil, nil, err
+	}
 	return entries, errs, nil
+}
+
+// LowCreditsPercent is the share of its plan's monthly credits below which
+// a workspace's balance is low: the debit that takes it there records a
+// credits.low event (once per crossing; a grant or top-up above the mark
+// arms it again).
+const LowCreditsPercent = 10
+
+// lowMark is the balance under which a plan's workspace is low on credits.
+func lowMark(p *Plan) int64 { return p.Limits.MonthlyCredits * LowCreditsPercent / 100 }
+
+// noteLow records credits.low in q's transaction when a debit took the
+// balance from at or above the workspace plan's low mark to below it.
+// Most debits leave more than any plan's mark and cost nothing here.
+func (s *Service) noteLow(ctx context.Context, q store.Q, workspaceID, before, after int64) error {
+	if after >= s.lowMax || after >= before {
+		return nil
+	}
+	var plan string
+	if err := store.Get(ctx, q, &plan, `SELECT plan FROM workspaces WHERE id = ?`, workspaceID); err != nil {
+		return fmt.Errorf("billing: plan for credits low: %w", err)
+	}
+	p := s.cat.Plan(plan)
+	if p == nil {
+		return nil
+	}
+	mark := lowMark(p)
+	if before < mark || after >= mark {
+		return nil
+	}
+	_, err := outbox.Add(ctx, q, s.now(), outbox.Event{WorkspaceID: workspaceID, Type: "credits.low",
+		Data: map[string]any{"balance": after, "threshold": mark, "plan": plan, "monthly_credits": p.Limits.MonthlyCredits}})
+	return err
 }
 
 // RefundTx gives back, once per key and inside the caller's transaction,
@@ -321,6 +358,11 @@ func (s *Service) apply(ctx context.Context, q store.Q, workspaceID, delta int64
 	}
 	if err != nil {
 		return nil, fmt.Errorf("billing: append ledger: %w", err)
+	}
+	if delta < 0 {
+		if err := s.noteLow(ctx, q, workspaceID, bal-delta, bal); err != nil {
+			return nil, err
+		}
 	}
 	return e, nil
 }

@@ -47,6 +47,9 @@ type Service struct {
 	log        *slog.Logger
 	cat        *Catalogue
 	grantBatch int
+	// lowMax is the highest credits-low mark of any plan: a debit that
+	// leaves more than this cannot have crossed one.
+	lowMax int64
 
 	docsMu sync.RWMutex
 	docs   DocumentCounter
@@ -71,8 +74,12 @@ func NewService(d Deps) (*Service, error) {
 	if d.GrantBatch <= 0 {
 		d.GrantBatch = 500
 	}
-	return &Service{db: d.DB, queue: d.Queue, clock: d.Clock, log: d.Logger.With("component", "billing"),
-		cat: cat, grantBatch: d.GrantBatch}, nil
+	s := &Service{db: d.DB, queue: d.Queue, clock: d.Clock, log: d.Logger.With("component", "billing"),
+		cat: cat, grantBatch: d.GrantBatch}
+	for _, k := range cat.Keys() {
+		s.lowMax = max(s.lowMax, lowMark(cat.Plan(k)))
+	}
+	return s, nil
 }
 
 // Catalogue returns the plan catalogue (prices for checkout, costs for

@@ -13,6 +13,10 @@ import (
 	"concierge/internal/store"
 )
 
+// Topic is the commit signal (store.Signal) of a transaction that wrote
+// events: the webhook dispatcher subscribes to it.
+const Topic = "events"
+
 // Event is a domain event. Type is dotted resource.action, e.g.
 // "lead.captured".
 type Event struct {
@@ -46,12 +50,15 @@ func Add(ctx context.Context, tx store.Q, now time.Time, ev Event) (string, erro
 		VALUES (?, ?, ?, ?, ?, ?)`, args...); err != nil {
 		return "", fmt.Errorf("outbox: record %s: %w", ev.Type, err)
 	}
-	return args[0].(string), nil
+	return args[0].(string), store.Signal(ctx, tx, Topic)
 }
 
 // AddMany writes several events through tx, as Add would one by one, in
 // multi-row statements.
 func AddMany(ctx context.Context, tx store.Q, now time.Time, evs []Event) error {
+	if len(evs) == 0 {
+		return nil
+	}
 	for _, n := range store.PowerChunks(len(evs), 64) {
 		args := make([]any, 0, 6*n)
 		for _, ev := range evs[:n] {
@@ -67,7 +74,7 @@ func AddMany(ctx context.Context, tx store.Q, now time.Time, evs []Event) error 
 			return fmt.Errorf("outbox: record events: %w", err)
 		}
 	}
-	return nil
+	return store.Signal(ctx, tx, Topic)
 }
 
 // eventArgs are the values of ev's row, a new public id first.

@@ -49,6 +49,8 @@ type DB struct {
 	// on first use.
 	groupOnce sync.Once
 	group     *group
+	// sig holds this process's subscribers to commit signals (signal.go).
+	sig signals
 }
 
 // Open connects to the database described by opts. It does not migrate.
@@ -225,7 +227,10 @@ func (db *DB) tx(ctx context.Context, fn func(tx *sqlx.Tx) error) (err error) {
 			st.prepareMissed(ctx)
 		}()
 	}
+	topics := &txTopics{db: db}
+	txSignals.Store(tx, topics)
 	defer func() {
+		txSignals.Delete(tx)
 		if p := recover(); p != nil {
 			_ = tx.Rollback()
 			panic(p)
@@ -240,6 +245,7 @@ func (db *DB) tx(ctx context.Context, fn func(tx *sqlx.Tx) error) (err error) {
 	if err = tx.Commit(); err != nil {
 		return Normalize(fmt.Errorf("store: commit: %w", err))
 	}
+	db.committed(topics)
 	return nil
 }
 

@@ -35,13 +35,15 @@ var catalogue = []struct {
 	{"document.ingested", "A document was indexed into the bot's knowledge.", map[string]any{"bot_id": 42, "document_name": "pricing.pdf", "passages": 18, "credits": 3}},
 	{"document.deleted", "A document was removed from the bot's knowledge.", map[string]any{"bot_id": 42, "document_name": "pricing.pdf"}},
 	{"ingestion.finished", "An upload job finished.", map[string]any{"job_id": "ing_0190d2c4a1b2", "status": "completed", "files_completed": 2, "files_failed": 0, "credits": 5}},
-	{"crawl.completed", "A crawl or re-crawl finished.", map[string]any{"bot_id": 42, "crawl_id": "crw_0190d2c4a1b2", "kind": "crawl", "pages_indexed": 37, "pages_failed": 1}},
+	{"crawl.completed", "A crawl or re-crawl finished (kind: crawl, or recrawl for a re-crawl, manual or automatic).", map[string]any{"bot_id": 42, "crawl_id": "crw_0190d2c4a1b2", "kind": "crawl", "pages_indexed": 37, "pages_failed": 1}},
 	{"crawl.failed", "A crawl or re-crawl failed.", map[string]any{"bot_id": 42, "crawl_id": "crw_0190d2c4a1b2", "kind": "recrawl", "pages_indexed": 0, "pages_failed": 0}},
 	{"crawl.cancelled", "A crawl was cancelled.", map[string]any{"bot_id": 42, "crawl_id": "crw_0190d2c4a1b2", "kind": "crawl", "pages_indexed": 3, "pages_failed": 0}},
 	{"bot.updated", "The bot's settings changed (the names of the changed fields).", map[string]any{"bot_id": 42, "fields": []string{"name", "welcome_message"}}},
 	{"subscription.activated", "The bot's own subscription became active.", map[string]any{"bot_id": 42, "subscription_id": "sub_Nx7"}},
 	{"subscription.cancelled", "The bot's subscription was cancelled.", map[string]any{"subscription_id": "sub_Nx7", "status": "cancelled"}},
 	{"subscription.halted", "The bot's subscription stopped after failed payments.", map[string]any{"subscription_id": "sub_Nx7", "status": "halted"}},
+	{"credits.low", "A debit took the workspace's credit balance below 10% of its plan's monthly credits (once per crossing; a top-up above the mark arms it again). Every endpoint of the workspace receives it.",
+		map[string]any{"balance": 18, "threshold": 100, "plan": "starter", "monthly_credits": 1000}},
 	{TestEvent, "Sent by POST /webhooks/{webhook_id}/test; every endpoint receives it.", map[string]any{"webhook_id": "wh_0190d2c4a1b2", "message": "This is a test delivery from Concierge."}},
 }
 

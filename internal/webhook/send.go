@@ -21,6 +21,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"concierge/internal/mail"
+	"concierge/internal/outbox"
 	"concierge/internal/safehttp"
 	"concierge/internal/secret"
 	"concierge/internal/store"
@@ -69,20 +70,30 @@ func (o *Options) defaults() {
 const MaxResponseBody = 4096
 
 type sender struct {
-	s    *Service
+	s *Service
+	// wake asks for a full round: new events, a replay, the poll.
 	wake chan struct{}
+	// room asks for a top-up: endpoints in freed finished attempts.
+	room chan struct{}
 
 	mu       sync.Mutex
 	inflight map[int64]int // endpoint id → attempts in flight
 	total    int
+	freed    map[int64]bool // endpoints with room back since the last top-up
 	wg       sync.WaitGroup
 
-	stop context.CancelFunc
-	done chan struct{}
+	rec recorder
+
+	stop     context.CancelFunc
+	done     chan struct{}
+	listener sync.WaitGroup
 }
 
 func newSender(s *Service) *sender {
-	return &sender{s: s, wake: make(chan struct{}, 1), inflight: map[int64]int{}}
+	d := &sender{s: s, wake: make(chan struct{}, 1), room: make(chan struct{}, 1), inflight: map[int64]int{},
+		freed: map[int64]bool{}}
+	d.rec.s = s
+	return d
 }
 
 // Wake makes the background loop look for events and due messages now.
@@ -93,14 +104,31 @@ func (s *Service) Wake() {
 	}
 }
 
-// Start runs the dispatcher and sender in the background until Stop.
+// Start runs the dispatcher and sender in the background until Stop. New
+// events wake it as their transaction commits: in this process through the
+// store's commit signal, from other replicas through PostgreSQL's NOTIFY.
 func (s *Service) Start() {
 	if s.opts.Manual {
 		return
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s.sender.stop, s.sender.done = cancel, make(chan struct{})
-	go s.sender.loop(ctx)
+	local := s.db.Subscribe(outbox.Topic)
+	if s.dbURL != "" && s.db.Dialect() == store.Postgres {
+		ready := make(chan struct{})
+		s.sender.listener.Add(1)
+		go func() {
+			defer s.sender.listener.Done()
+			store.ListenSignals(ctx, s.dbURL, outbox.Topic, s.Wake, func() { close(ready) }, func(err error) {
+				s.log.Warn("webhook listener", "err", err)
+			})
+		}()
+		select { // bounded: the poll delivers without it
+		case <-ready:
+		case <-time.After(5 * time.Second):
+		}
+	}
+	go s.sender.loop(ctx, local)
 }
 
 // Stop ends the background loop and waits for attempts in flight (each is
@@ -112,19 +140,26 @@ func (s *Service) Stop() {
 	s.sender.stop()
 	<-s.sender.done
 	s.sender.wg.Wait()
+	s.sender.listener.Wait()
 }
 
-func (d *sender) loop(ctx context.Context) {
+func (d *sender) loop(ctx context.Context, events <-chan struct{}) {
 	defer close(d.done)
 	t := time.NewTicker(d.s.opts.Poll)
 	defer t.Stop()
+	d.round(ctx)
 	for {
-		d.round(ctx)
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+			d.round(ctx)
 		case <-d.wake:
+			d.round(ctx)
+		case <-events:
+			d.round(ctx)
+		case <-d.room:
+			d.topUp(ctx)
 		}
 	}
 }
@@ -202,8 +237,6 @@ func (d *sender) claimAndRun(ctx context.Context) (int, error) {
 	}
 	var cands []due
 	args := append([]any{now, now}, full...)
-	// Few candidates per round: rounds are frequent (every finished
-	// attempt wakes the loop), and endpoints at their bound are left out.
 	args = append(args, min(room, 64))
 	// CROSS JOIN keeps SQLite walking the due index of messages first (a
 	// plain join may start from the endpoints and sort every pending
@@ -217,6 +250,48 @@ func (d *sender) claimAndRun(ctx context.Context) (int, error) {
 	}
 	return d.run(ctx, cands)
 }
+
+// topUp refills the endpoints whose attempts finished since the last call,
+// each from its own due messages (the per-endpoint index): a full round's
+// scan is not needed to keep a busy endpoint busy.
+func (d *sender) topUp(ctx context.Context) {
+	s := d.s
+	type want struct {
+		id int64
+		n  int
+	}
+	d.mu.Lock()
+	var ws []want
+	for id := range d.freed {
+		if n := min(s.opts.PerEndpoint-d.inflight[id], s.opts.MaxInFlight-d.total); n > 0 {
+			ws = append(ws, want{id, n})
+		}
+	}
+	clear(d.freed)
+	d.mu.Unlock()
+	now := s.clock.Now()
+	var cands []due
+	for _, w := range ws {
+		var c []due
+		if err := store.Select(ctx, s.db.Reader(), &c, `SELECT m.id, m.webhook_id FROM webhook_messages m
+			WHERE m.webhook_id = ? AND m.status = 'pending' AND m.next_attempt_at <= ?
+			AND (m.lease_expires_at IS NULL OR m.lease_expires_at <= ?)
+			AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = m.webhook_id AND w.active = TRUE)
+			ORDER BY m.next_attempt_at LIMIT ?`, w.id, now, now, w.n); err != nil {
+			if ctx.Err() == nil {
+				s.log.Warn("webhook top-up", "err", err)
+			}
+			return
+		}
+		cands = append(cands, c...)
+	}
+	if _, err := d.run(ctx, cands); err != nil && ctx.Err() == nil {
+		s.log.Warn("webhook claim", "err", err)
+	}
+}
+
+// messageColumns are what an attempt needs of its message.
+const messageColumns = `id, public_id, webhook_id, event_type, payload, attempts`
 
 // run leases the candidates that fit in their endpoints' room and starts
 // their attempts.
@@ -242,16 +317,24 @@ func (d *sender) run(ctx context.Context, cands []due) (int, error) {
 	}
 	token := secret.Token("", 12)
 	lease := now.Add(s.opts.Timeout + 10*time.Second)
-	var got []int64
+	var got []message
 	err := s.db.Tx(ctx, func(tx *sqlx.Tx) error {
 		return store.Select(ctx, tx, &got, `UPDATE webhook_messages SET lease_token = ?, lease_expires_at = ?
 			WHERE id IN (`+store.Placeholders(len(pick))+`) AND status = 'pending'
-			AND (lease_expires_at IS NULL OR lease_expires_at <= ?) RETURNING id`,
+			AND (lease_expires_at IS NULL OR lease_expires_at <= ?) RETURNING `+messageColumns,
 			append(append([]any{token, lease}, pick...), now)...)
 	})
+	var endpoints map[int64]*row
+	if err == nil && len(got) > 0 {
+		endpoints, err = s.endpoints(ctx, got)
+	}
 	claimed := map[int64]bool{}
-	for _, id := range got {
-		claimed[id] = true
+	if err == nil {
+		for _, m := range got {
+			if endpoints[m.WebhookID] != nil {
+				claimed[m.ID] = true
+			}
+		}
 	}
 	d.mu.Lock()
 	for _, p := range pick {
@@ -262,24 +345,61 @@ func (d *sender) run(ctx context.Context, cands []due) (int, error) {
 	}
 	d.mu.Unlock()
 	if err != nil {
+		// Claimed but not started: the leases expire and another round
+		// takes the messages again.
 		return 0, fmt.Errorf("webhook: claim: %w", err)
 	}
-	for _, id := range got {
+	for i := range got {
+		m := &got[i]
+		w := endpoints[m.WebhookID]
+		if w == nil {
+			continue // deleted meanwhile, with its messages
+		}
 		d.wg.Add(1)
-		go func(id, wh int64) {
+		go func() {
 			defer d.wg.Done()
 			defer func() {
 				d.mu.Lock()
-				d.release(wh)
+				d.release(w.ID)
+				// Refill an endpoint a few slots at a time (or once it
+				// is idle): one claim for several messages.
+				if n := d.inflight[w.ID]; n == 0 || s.opts.PerEndpoint-n >= max(1, s.opts.PerEndpoint/4) {
+					d.freed[w.ID] = true
+				}
 				d.mu.Unlock()
-				d.s.Wake() // the endpoint has room again
+				select { // the endpoint has room again
+				case d.room <- struct{}{}:
+				default:
+				}
 			}()
-			if _, err := s.attempt(ctx, id, token); err != nil && ctx.Err() == nil {
-				s.log.Warn("webhook attempt", "message", id, "err", err)
+			if _, err := s.deliverAndRecord(ctx, w, m, token); err != nil && ctx.Err() == nil {
+				s.log.Warn("webhook attempt", "message", m.ID, "err", err)
 			}
-		}(id, owner[id])
+		}()
 	}
-	return len(got), nil
+	return len(claimed), nil
+}
+
+// endpoints reads the endpoints of the messages, once each.
+func (s *Service) endpoints(ctx context.Context, msgs []message) (map[int64]*row, error) {
+	seen := map[int64]bool{}
+	var ids []any
+	for _, m := range msgs {
+		if !seen[m.WebhookID] {
+			seen[m.WebhookID] = true
+			ids = append(ids, m.WebhookID)
+		}
+	}
+	var rows []row
+	if err := store.Select(ctx, s.db.Reader(), &rows, `SELECT `+columns+` FROM webhooks WHERE id IN (`+
+		store.Placeholders(len(ids))+`)`, ids...); err != nil {
+		return nil, err
+	}
+	out := make(map[int64]*row, len(rows))
+	for i := range rows {
+		out[rows[i].ID] = &rows[i]
+	}
+	return out, nil
 }
 
 // release gives back one slot; d.mu is held.
@@ -325,10 +445,10 @@ func Sign(secrets [][]byte, msgID string, ts int64, payload []byte) string {
 	return strings.Join(parts, " ")
 }
 
-// attempt makes one attempt of a leased message and records it.
+// attempt makes one attempt of a leased message and records it (Test).
 func (s *Service) attempt(ctx context.Context, id int64, token string) (*Outcome, error) {
 	var m message
-	if err := store.Get(ctx, s.db.Reader(), &m, `SELECT id, public_id, webhook_id, event_type, payload, attempts
+	if err := store.Get(ctx, s.db.Reader(), &m, `SELECT `+messageColumns+`
 		FROM webhook_messages WHERE id = ? AND lease_token = ?`, id, token); err != nil {
 		if store.IsNotFound(err) {
 			return nil, nil // deleted, or taken over
@@ -342,19 +462,24 @@ func (s *Service) attempt(ctx context.Context, id int64, token string) (*Outcome
 		}
 		return nil, err
 	}
+	return s.deliverAndRecord(ctx, &w, &m, token)
+}
+
+// deliverAndRecord sends the leased message m to w and records the attempt.
+func (s *Service) deliverAndRecord(ctx context.Context, w *row, m *message, token string) (*Outcome, error) {
 	start := s.clock.Now()
-	secrets, err := s.secrets(&w, start)
+	secrets, err := s.secrets(w, start)
 	if err != nil {
 		return nil, err
 	}
 	out := &Outcome{MessageID: m.PublicID, Attempt: m.Attempts + 1}
 	began := time.Now() // durations are measured, not read off the service clock
-	code, respBody, sendErr := s.send(ctx, &w, &m, secrets, start)
+	code, respBody, sendErr := s.send(ctx, w, m, secrets, start)
 	out.DurationMS = time.Since(began).Milliseconds()
 	if ctx.Err() != nil && sendErr != nil {
 		// Shutting down: give the message back without counting it.
 		_, _ = store.Exec(context.WithoutCancel(ctx), s.db.Writer(), `UPDATE webhook_messages SET lease_token = NULL,
-			lease_expires_at = NULL WHERE id = ? AND lease_token = ?`, id, token)
+			lease_expires_at = NULL WHERE id = ? AND lease_token = ?`, m.ID, token)
 		return nil, ctx.Err()
 	}
 	end := s.clock.Now()
@@ -373,7 +498,7 @@ func (s *Service) attempt(ctx context.Context, id int64, token string) (*Outcome
 		}
 		out.Error = &e
 	}
-	return out, s.record(context.WithoutCancel(ctx), &w, &m, token, out, end)
+	return out, s.sender.rec.submit(&recordReq{w: w, m: m, token: token, out: out, at: end})
 }
 
 type sendError struct{ msg string }
@@ -467,12 +592,105 @@ func jitter(d time.Duration) time.Duration {
 	return time.Duration(float64(d) * (0.8 + 0.4*rand.Float64()))
 }
 
-// record stores the attempt, schedules the next one or ends the message,
-// and updates the endpoint's failure run (disabling it on 410 or after
-// DisableAfter of failures, and telling the owner).
-func (s *Service) record(ctx context.Context, w *row, m *message, token string, out *Outcome, now time.Time) error {
-	// TxGroup: on SQLite, attempts that end together share one commit.
-	return s.db.TxGroup(ctx, func(tx *sqlx.Tx) error {
+// recordReq is one finished attempt waiting to be recorded.
+type recordReq struct {
+	w     *row
+	m     *message
+	token string
+	out   *Outcome
+	at    time.Time
+
+	err  error
+	done chan struct{}
+}
+
+// maxRecordBatch bounds the attempts one transaction records.
+const maxRecordBatch = 128
+
+// recorder records finished attempts in batches: the attempts that finish
+// while a batch is being written share the next transaction, so a busy
+// sender pays one commit for many attempts on either engine. Nothing
+// waits to fill a batch, and no goroutine runs while there is nothing to
+// record.
+type recorder struct {
+	s     *Service
+	mu    sync.Mutex
+	queue []*recordReq
+	busy  bool
+}
+
+// submit queues r and waits until it is recorded (or failed to be).
+func (rc *recorder) submit(r *recordReq) error {
+	r.done = make(chan struct{})
+	rc.mu.Lock()
+	rc.queue = append(rc.queue, r)
+	if !rc.busy {
+		rc.busy = true
+		go rc.drain()
+	}
+	rc.mu.Unlock()
+	<-r.done
+	return r.err
+}
+
+func (rc *recorder) drain() {
+	for {
+		rc.mu.Lock()
+		n := min(len(rc.queue), maxRecordBatch)
+		if n == 0 {
+			rc.busy = false
+			rc.queue = nil
+			rc.mu.Unlock()
+			return
+		}
+		batch := make([]*recordReq, n)
+		copy(batch, rc.queue)
+		rc.queue = rc.queue[n:]
+		rc.mu.Unlock()
+		rc.flush(batch)
+	}
+}
+
+func (rc *recorder) flush(batch []*recordReq) {
+	ctx := context.Background() // a finished attempt is recorded whatever its caller does
+	err := rc.s.db.Tx(ctx, func(tx *sqlx.Tx) error { return rc.s.record(ctx, tx, batch) })
+	if err != nil && len(batch) > 1 {
+		// One attempt's failure must not cost the others theirs.
+		for _, r := range batch {
+			r.err = rc.s.db.Tx(ctx, func(tx *sqlx.Tx) error { return rc.s.record(ctx, tx, []*recordReq{r}) })
+			close(r.done)
+		}
+		return
+	}
+	for _, r := range batch {
+		r.err = err
+		close(r.done)
+	}
+}
+
+// record stores the attempts of batch, schedules each message's next
+// attempt or ends it, and updates the endpoints' failure runs (disabling an
+// endpoint on 410 or after DisableAfter of failures, and telling the
+// owner). An attempt whose lease was lost meanwhile (message deleted, or
+// taken over by another replica) is not recorded.
+func (s *Service) record(ctx context.Context, tx *sqlx.Tx, batch []*recordReq) error {
+	var attempts [][]any
+	recovered := map[int64]bool{} // endpoints with a success not yet written
+	clearFailing := func() error {
+		if len(recovered) == 0 {
+			return nil
+		}
+		ids := make([]any, 0, len(recovered))
+		for id := range recovered {
+			ids = append(ids, id)
+		}
+		clear(recovered)
+		_, err := store.Exec(ctx, tx, `UPDATE webhooks SET failing_since = NULL WHERE id IN (`+store.Placeholders(len(ids))+`)
+			AND failing_since IS NOT NULL`, ids...)
+		return err
+	}
+	for _, r := range batch {
+		w, m, out, now := r.w, r.m, r.out, r.at
 		status, next := "succeeded", (*time.Time)(nil)
 		disable := ""
 		if !out.Succeeded {
@@ -496,31 +714,46 @@ func (s *Service) record(ctx context.Context, w *row, m *message, token string, 
 		}
 		n, err := store.Exec(ctx, tx, `UPDATE webhook_messages SET status = ?, attempts = ?, next_attempt_at = ?,
 			lease_token = NULL, lease_expires_at = NULL, updated_at = ? WHERE id = ? AND lease_token = ?`,
-			status, out.Attempt, next, now, m.ID, token)
+			status, out.Attempt, next, now, m.ID, r.token)
 		if err != nil {
 			return err
 		}
 		if n == 0 {
-			return nil // deleted meanwhile, or taken over by another replica
+			continue // deleted meanwhile, or taken over by another replica
 		}
 		out.NextRetryAt = next
-		if _, err := store.Exec(ctx, tx, `INSERT INTO webhook_attempts (message_id, webhook_id, attempt, succeeded, status_code,
-			duration_ms, response_body, error, next_retry_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			m.ID, w.ID, out.Attempt, out.Succeeded, out.StatusCode, out.DurationMS, out.ResponseBody, out.Error, next, now); err != nil {
-			return err
-		}
+		attempts = append(attempts, []any{m.ID, w.ID, out.Attempt, out.Succeeded, out.StatusCode, out.DurationMS,
+			out.ResponseBody, out.Error, next, now})
 		if out.Succeeded {
-			_, err = store.Exec(ctx, tx, `UPDATE webhooks SET failing_since = NULL WHERE id = ? AND failing_since IS NOT NULL`, w.ID)
-			return err
+			recovered[w.ID] = true
+			continue
+		}
+		if recovered[w.ID] { // keep the order of a success then a failure
+			if err := clearFailing(); err != nil {
+				return err
+			}
 		}
 		if _, err := store.Exec(ctx, tx, `UPDATE webhooks SET failing_since = ? WHERE id = ? AND failing_since IS NULL`, now, w.ID); err != nil {
 			return err
 		}
 		if disable != "" {
-			return s.disable(ctx, tx, w, disable, now)
+			if err := s.disable(ctx, tx, w, disable, now); err != nil {
+				return err
+			}
 		}
-		return nil
-	})
+	}
+	for _, n := range store.PowerChunks(len(attempts), 32) {
+		args := make([]any, 0, 10*n)
+		for _, a := range attempts[:n] {
+			args = append(args, a...)
+		}
+		attempts = attempts[n:]
+		if _, err := store.Exec(ctx, tx, `INSERT INTO webhook_attempts (message_id, webhook_id, attempt, succeeded, status_code,
+			duration_ms, response_body, error, next_retry_at, created_at) VALUES `+store.Rows(n, 10), args...); err != nil {
+			return err
+		}
+	}
+	return clearFailing()
 }
 
 // disable turns an endpoint off, ends its pending messages as failed (they

@@ -16,6 +16,7 @@ import (
 	"net/netip"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -37,6 +38,8 @@ const (
 	// DefaultEndpointsPerBot applies when the plan names no limit.
 	DefaultEndpointsPerBot = 10
 	sealPurpose            = "webhook-secret"
+	// maxOpenedSecrets bounds the cache of opened secrets.
+	maxOpenedSecrets = 4096
 	// RotationOverlap is how long the previous secret keeps signing.
 	RotationOverlap = 24 * time.Hour
 )
@@ -58,6 +61,9 @@ type Deps struct {
 	Allow  []netip.Prefix
 	Clock  clock.Clock
 	Logger *slog.Logger
+	// DatabaseURL is the PostgreSQL address the new-events listener
+	// connects to (empty on SQLite: one process, woken in memory).
+	DatabaseURL string
 }
 
 // Service manages endpoints and delivers messages.
@@ -72,8 +78,14 @@ type Service struct {
 	clock   clock.Clock
 	log     *slog.Logger
 	opts    Options
+	dbURL   string
 
 	sender *sender
+
+	// opened caches endpoints' secrets by their sealed form (unique per
+	// secret), so a busy endpoint's attempts do not each decrypt it.
+	openMu sync.Mutex
+	opened map[string][]byte
 }
 
 // New returns the service; Start runs its background dispatcher.
@@ -86,7 +98,8 @@ func New(d Deps, opts Options) *Service {
 		d.Logger = slog.New(slog.DiscardHandler)
 	}
 	s := &Service{db: d.DB, keys: d.Keys, billing: d.Billing, bots: d.CheckBot, queue: d.Queue, client: d.Client,
-		allow: d.Allow, clock: d.Clock, log: d.Logger.With("component", "webhook"), opts: opts}
+		allow: d.Allow, clock: d.Clock, log: d.Logger.With("component", "webhook"), opts: opts, dbURL: d.DatabaseURL,
+		opened: map[string][]byte{}}
 	s.sender = newSender(s)
 	return s
 }
@@ -422,13 +435,23 @@ func (s *Service) RotateSecret(ctx context.Context, workspaceID int64, id string
 func (s *Service) secrets(r *row, now time.Time) ([][]byte, error) {
 	var out [][]byte
 	add := func(sealed string) error {
-		sec, err := s.keys.Open(sealPurpose, sealed)
-		if err != nil {
-			return err
-		}
-		raw, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(sec, "whsec_"))
-		if err != nil {
-			return fmt.Errorf("webhook: stored secret: %w", err)
+		s.openMu.Lock()
+		raw, ok := s.opened[sealed]
+		s.openMu.Unlock()
+		if !ok {
+			sec, err := s.keys.Open(sealPurpose, sealed)
+			if err != nil {
+				return err
+			}
+			if raw, err = base64.StdEncoding.DecodeString(strings.TrimPrefix(sec, "whsec_")); err != nil {
+				return fmt.Errorf("webhook: stored secret: %w", err)
+			}
+			s.openMu.Lock()
+			if len(s.opened) >= maxOpenedSecrets {
+				clear(s.opened)
+			}
+			s.opened[sealed] = raw
+			s.openMu.Unlock()
 		}
 		out = append(out, raw)
 		return nil
