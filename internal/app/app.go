@@ -273,7 +273,7 @@ func New(ctx context.Context, cfg config.Config, opts Options) (_ *App, err erro
 	whOut := opts.Outbound
 	whOut.Allow, whOut.MaxRedirects, whOut.Timeout = allow, -1, opts.Webhooks.Timeout
 	whOut.UserAgent = "Concierge-Webhooks/1.0"
-	whOut.MaxIdleConns, whOut.MaxIdleConnsPerHost = 1024, 64
+	whOut.MaxIdleConns, whOut.MaxIdleConnsPerHost = 1024, 256
 	a.Webhooks = webhook.New(webhook.Deps{DB: a.DB, Keys: a.Keys, Billing: a.Billing, Queue: a.Queue,
 		CheckBot: func(ctx context.Context, workspaceID, botID int64) error {
 			_, err := a.Bots.Get(ctx, workspaceID, botID)

@@ -142,7 +142,7 @@ func insertMessages(ctx context.Context, tx store.Q, rows [][]any, ignoreDup boo
 	if ignoreDup {
 		conflict = " ON CONFLICT (webhook_id, event_id) DO NOTHING"
 	}
-	for _, n := range store.PowerChunks(len(rows), 64) {
+	for _, n := range store.PowerChunks(len(rows), 256) {
 		args := make([]any, 0, 10*n)
 		for _, r := range rows[:n] {
 			args = append(args, r...)

@@ -23,7 +23,7 @@ import (
 // (no timed assertions in unit tests); the timeout has its own tests.
 func TestSlowReceiverIsolationG10(t *testing.T) {
 	testkit.ForEachEngine(t, func(t *testing.T, e testkit.Engine) {
-		const perEndpoint, events = 4, 10
+		const perEndpoint, events = 4, 100
 		w := newWorld(t, e, testkit.WithOptions(func(o *app.Options) {
 			o.Webhooks.Timeout = time.Minute
 			o.Webhooks.PerEndpoint = perEndpoint

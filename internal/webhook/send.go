@@ -271,13 +271,23 @@ func (d *sender) topUp(ctx context.Context) {
 	d.mu.Unlock()
 	now := s.clock.Now()
 	var cands []due
-	for _, w := range ws {
+	// One statement for up to 16 endpoints: a UNION ALL of each one's
+	// own index walk (a round trip per endpoint would serialise the loop
+	// on PostgreSQL).
+	for _, n := range store.PowerChunks(len(ws), 16) {
+		parts := make([]string, n)
+		args := make([]any, 0, 4*n)
+		for i, w := range ws[:n] {
+			parts[i] = fmt.Sprintf(`SELECT id, webhook_id FROM (SELECT m.id, m.webhook_id FROM webhook_messages m
+				WHERE m.webhook_id = ? AND m.status = 'pending' AND m.next_attempt_at <= ?
+				AND (m.lease_expires_at IS NULL OR m.lease_expires_at <= ?)
+				AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = m.webhook_id AND w.active = TRUE)
+				ORDER BY m.next_attempt_at LIMIT ?) AS e%d`, i)
+			args = append(args, w.id, now, now, w.n)
+		}
+		ws = ws[n:]
 		var c []due
-		if err := store.Select(ctx, s.db.Reader(), &c, `SELECT m.id, m.webhook_id FROM webhook_messages m
-			WHERE m.webhook_id = ? AND m.status = 'pending' AND m.next_attempt_at <= ?
-			AND (m.lease_expires_at IS NULL OR m.lease_expires_at <= ?)
-			AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = m.webhook_id AND w.active = TRUE)
-			ORDER BY m.next_attempt_at LIMIT ?`, w.id, now, now, w.n); err != nil {
+		if err := store.Select(ctx, s.db.Reader(), &c, strings.Join(parts, " UNION ALL "), args...); err != nil {
 			if ctx.Err() == nil {
 				s.log.Warn("webhook top-up", "err", err)
 			}
@@ -689,28 +699,41 @@ func (s *Service) record(ctx context.Context, tx *sqlx.Tx, batch []*recordReq) e
 			AND failing_since IS NOT NULL`, ids...)
 		return err
 	}
+	// Successes end their messages in one statement per lease token (a
+	// claim's messages share one); the rest one by one, in order.
+	type success struct {
+		r   *recordReq
+		row []any
+	}
+	succeeded := map[string]map[int64]success{}
 	for _, r := range batch {
 		w, m, out, now := r.w, r.m, r.out, r.at
-		status, next := "succeeded", (*time.Time)(nil)
+		if out.Succeeded {
+			if succeeded[r.token] == nil {
+				succeeded[r.token] = map[int64]success{}
+			}
+			succeeded[r.token][m.ID] = success{r, []any{m.ID, w.ID, out.Attempt, true, out.StatusCode, out.DurationMS,
+				out.ResponseBody, out.Error, nil, now}}
+			recovered[w.ID] = true
+			continue
+		}
+		status, next := "failed", (*time.Time)(nil)
 		disable := ""
-		if !out.Succeeded {
-			status = "failed"
-			if out.Attempt < len(Schedule) {
-				delay := jitter(Schedule[out.Attempt])
-				if ra := m.retryAfter; ra > 0 {
-					ra = min(ra, s.opts.RetryAfterCap)
-					delay = max(delay, ra)
-				}
-				t := now.Add(delay)
-				next, status = &t, "pending"
+		if out.Attempt < len(Schedule) {
+			delay := jitter(Schedule[out.Attempt])
+			if ra := m.retryAfter; ra > 0 {
+				ra = min(ra, s.opts.RetryAfterCap)
+				delay = max(delay, ra)
 			}
-			if out.StatusCode != nil && *out.StatusCode == http.StatusGone {
-				disable = "the endpoint answered 410 Gone"
-				status, next = "failed", nil
-			} else if w.FailingSince != nil && now.Sub(*w.FailingSince) >= s.opts.DisableAfter {
-				disable = fmt.Sprintf("every attempt failed for %s", s.opts.DisableAfter)
-				status, next = "failed", nil
-			}
+			t := now.Add(delay)
+			next, status = &t, "pending"
+		}
+		if out.StatusCode != nil && *out.StatusCode == http.StatusGone {
+			disable = "the endpoint answered 410 Gone"
+			status, next = "failed", nil
+		} else if w.FailingSince != nil && now.Sub(*w.FailingSince) >= s.opts.DisableAfter {
+			disable = fmt.Sprintf("every attempt failed for %s", s.opts.DisableAfter)
+			status, next = "failed", nil
 		}
 		n, err := store.Exec(ctx, tx, `UPDATE webhook_messages SET status = ?, attempts = ?, next_attempt_at = ?,
 			lease_token = NULL, lease_expires_at = NULL, updated_at = ? WHERE id = ? AND lease_token = ?`,
@@ -724,10 +747,6 @@ func (s *Service) record(ctx context.Context, tx *sqlx.Tx, batch []*recordReq) e
 		out.NextRetryAt = next
 		attempts = append(attempts, []any{m.ID, w.ID, out.Attempt, out.Succeeded, out.StatusCode, out.DurationMS,
 			out.ResponseBody, out.Error, next, now})
-		if out.Succeeded {
-			recovered[w.ID] = true
-			continue
-		}
 		if recovered[w.ID] { // keep the order of a success then a failure
 			if err := clearFailing(); err != nil {
 				return err
@@ -740,6 +759,31 @@ func (s *Service) record(ctx context.Context, tx *sqlx.Tx, batch []*recordReq) e
 			if err := s.disable(ctx, tx, w, disable, now); err != nil {
 				return err
 			}
+		}
+	}
+	for token, byID := range succeeded {
+		ids := make([]any, 0, len(byID))
+		var at time.Time
+		for id, sc := range byID {
+			ids = append(ids, id)
+			at = sc.r.at
+		}
+		var ended []int64
+		for _, n := range store.PowerChunks(len(ids), 64) {
+			var got []int64
+			// attempts + 1 is the attempt made: the lease kept the row as
+			// the claim read it.
+			if err := store.Select(ctx, tx, &got, `UPDATE webhook_messages SET status = 'succeeded', attempts = attempts + 1,
+				next_attempt_at = NULL, lease_token = NULL, lease_expires_at = NULL, updated_at = ?
+				WHERE lease_token = ? AND id IN (`+store.Placeholders(n)+`) RETURNING id`,
+				append([]any{at, token}, ids[:n]...)...); err != nil {
+				return err
+			}
+			ids = ids[n:]
+			ended = append(ended, got...)
+		}
+		for _, id := range ended {
+			attempts = append(attempts, byID[id].row)
 		}
 	}
 	for _, n := range store.PowerChunks(len(attempts), 32) {
