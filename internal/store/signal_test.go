@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/jmoiron/sqlx"
@@ -69,5 +70,23 @@ func TestSignalFiresAfterCommitOnly(t *testing.T) {
 	// Outside a transaction: nothing to tie the wake to, nothing fired.
 	if err := Signal(ctx, db.Writer(), "events"); err != nil || pending(events) {
 		t.Fatalf("outside a transaction: %v %v", err, pending(events))
+	}
+}
+
+func TestInListPadsToAPowerOfTwo(t *testing.T) {
+	for _, c := range []struct{ n, want int }{{1, 1}, {2, 2}, {3, 4}, {5, 8}, {64, 64}, {65, 128}} {
+		vals := make([]any, c.n)
+		for i := range vals {
+			vals[i] = int64(i + 1)
+		}
+		ph, args := InList(vals)
+		if len(args) != c.want || strings.Count(ph, "?") != c.want {
+			t.Fatalf("%d values: %d args, %q", c.n, len(args), ph)
+		}
+		for i, a := range args {
+			if want := int64(min(i+1, c.n)); a != want {
+				t.Fatalf("%d values: arg %d is %v, want %d", c.n, i, a, want)
+			}
+		}
 	}
 }

@@ -249,6 +249,24 @@ func (db *DB) tx(ctx context.Context, fn func(tx *sqlx.Tx) error) (err error) {
 	return nil
 }
 
+// InList returns the placeholders of an IN list for vals, padded to a power
+// of two by repeating the last value (which changes nothing an IN list
+// matches), and the padded values: lists of varying length then share a
+// handful of statement texts, each prepared once, instead of one each.
+// vals must not be empty.
+func InList(vals []any) (string, []any) {
+	n := 1
+	for n < len(vals) {
+		n *= 2
+	}
+	padded := make([]any, n)
+	copy(padded, vals)
+	for i := len(vals); i < n; i++ {
+		padded[i] = vals[len(vals)-1]
+	}
+	return Placeholders(n), padded
+}
+
 // Placeholders returns "?, ?, ?" for n arguments.
 // Rows returns n parenthesised groups of width placeholders, for a
 // multi-row INSERT: "(?, ?), (?, ?)".

@@ -95,8 +95,9 @@ func (s *Service) dispatchOnce(ctx context.Context) (made, seen int, err error) 
 		}
 		var targets []target
 		if len(wsArgs) > 0 {
+			in, inArgs := store.InList(wsArgs)
 			if err := store.Select(ctx, tx, &targets, `SELECT id, workspace_id, bot_id, events FROM webhooks
-				WHERE active = TRUE AND workspace_id IN (`+store.Placeholders(len(wsArgs))+`)`, wsArgs...); err != nil {
+				WHERE active = TRUE AND workspace_id IN (`+in+`)`, inArgs...); err != nil {
 				return fmt.Errorf("webhook: endpoints: %w", err)
 			}
 		}
@@ -124,9 +125,10 @@ func (s *Service) dispatchOnce(ctx context.Context) (made, seen int, err error) 
 			return err
 		}
 		made = len(rows)
-		_, err := store.Exec(ctx, tx, `UPDATE events SET dispatched_at = ? WHERE id IN (`+store.Placeholders(len(ids))+`)
+		in, inArgs := store.InList(ids)
+		_, err := store.Exec(ctx, tx, `UPDATE events SET dispatched_at = ? WHERE id IN (`+in+`)
 			AND dispatched_at IS NULL`,
-			append([]any{now}, ids...)...)
+			append([]any{now}, inArgs...)...)
 		return err
 	})
 	return made, seen, err

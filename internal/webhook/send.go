@@ -233,7 +233,9 @@ func (d *sender) claimAndRun(ctx context.Context) (int, error) {
 	now := s.clock.Now()
 	exclude := ""
 	if len(full) > 0 {
-		exclude = ` AND m.webhook_id NOT IN (` + store.Placeholders(len(full)) + `)`
+		var in string
+		in, full = store.InList(full)
+		exclude = ` AND m.webhook_id NOT IN (` + in + `)`
 	}
 	var cands []due
 	args := append([]any{now, now}, full...)
@@ -328,11 +330,12 @@ func (d *sender) run(ctx context.Context, cands []due) (int, error) {
 	token := secret.Token("", 12)
 	lease := now.Add(s.opts.Timeout + 10*time.Second)
 	var got []message
+	in, inArgs := store.InList(pick)
 	err := s.db.Tx(ctx, func(tx *sqlx.Tx) error {
 		return store.Select(ctx, tx, &got, `UPDATE webhook_messages SET lease_token = ?, lease_expires_at = ?
-			WHERE id IN (`+store.Placeholders(len(pick))+`) AND status = 'pending'
+			WHERE id IN (`+in+`) AND status = 'pending'
 			AND (lease_expires_at IS NULL OR lease_expires_at <= ?) RETURNING `+messageColumns,
-			append(append([]any{token, lease}, pick...), now)...)
+			append(append([]any{token, lease}, inArgs...), now)...)
 	})
 	var endpoints map[int64]*row
 	if err == nil && len(got) > 0 {
@@ -401,8 +404,9 @@ func (s *Service) endpoints(ctx context.Context, msgs []message) (map[int64]*row
 		}
 	}
 	var rows []row
-	if err := store.Select(ctx, s.db.Reader(), &rows, `SELECT `+columns+` FROM webhooks WHERE id IN (`+
-		store.Placeholders(len(ids))+`)`, ids...); err != nil {
+	in, inArgs := store.InList(ids)
+	if err := store.Select(ctx, s.db.Reader(), &rows, `SELECT `+columns+` FROM webhooks WHERE id IN (`+in+`)`,
+		inArgs...); err != nil {
 		return nil, err
 	}
 	out := make(map[int64]*row, len(rows))
@@ -695,8 +699,9 @@ func (s *Service) record(ctx context.Context, tx *sqlx.Tx, batch []*recordReq) e
 			ids = append(ids, id)
 		}
 		clear(recovered)
-		_, err := store.Exec(ctx, tx, `UPDATE webhooks SET failing_since = NULL WHERE id IN (`+store.Placeholders(len(ids))+`)
-			AND failing_since IS NOT NULL`, ids...)
+		in, inArgs := store.InList(ids)
+		_, err := store.Exec(ctx, tx, `UPDATE webhooks SET failing_since = NULL WHERE id IN (`+in+`)
+			AND failing_since IS NOT NULL`, inArgs...)
 		return err
 	}
 	// Successes end their messages in one statement per lease token (a
