@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -413,7 +414,11 @@ func sourcesOf(hits []retrieval.Hit, cited []int) []Source {
 			continue
 		}
 		h := hits[i]
-		key := h.DocumentName + "\x00" + h.URL
+		// One source per page: its passages' URLs differ by fragment.
+		key := h.DocumentName + "\x00" + pageOf(h.URL)
+		if h.DocumentID != 0 {
+			key = strconv.FormatInt(h.DocumentID, 10)
+		}
 		if seen[key] {
 			continue
 		}
@@ -422,6 +427,14 @@ func sourcesOf(hits []retrieval.Hit, cited []int) []Source {
 			Snippet: snippet(h.Text, 240), Score: roundScore(h.Score)})
 	}
 	return out
+}
+
+// pageOf is a URL without its fragment.
+func pageOf(u string) string {
+	if i := strings.IndexByte(u, '#'); i >= 0 {
+		return u[:i]
+	}
+	return u
 }
 
 // snippet is the start of s with its whitespace collapsed, at most n

@@ -25,7 +25,7 @@ const (
 	extractivePassages  = 3    // passages (with a ranking: pages) whose sentences compete
 	extractiveSentences = 3    // sentences in an answer at most
 	extractiveMaxRunes  = 700  // answer length at most (a last sentence may cross it)
-	extractiveKeep      = 0.85 // other pages quoted only within this share of the best passage's score
+	extractiveKeep      = 0.75 // other pages quoted only within this share of the best passage's score
 	extractiveReads     = 12   // ranked passages looked at for other pages to draw on
 )
 

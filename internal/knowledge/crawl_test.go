@@ -314,3 +314,48 @@ func TestAutoRecrawl(t *testing.T) {
 		}
 	})
 }
+
+// TestCrawledSourcesLinkToTheirSection: a reply's source for a crawled
+// page opens at the section it quotes (the page URL with the heading's
+// fragment), and two sections of one page are one source.
+func TestCrawledSourcesLinkToTheirSection(t *testing.T) {
+	testkit.ForEachEngine(t, func(t *testing.T, e testkit.Engine) {
+		s := newSite(t)
+		s.mu.Lock()
+		s.pages["/"] = `<html><head><title>Help</title></head><body><main><h1>Help</h1>
+<p>Everything about ordering from the gnocchimatic bakery, from the oven to your door.</p>
+<h2 id="shipping">Shipping<a class="headerlink" href="#shipping">¶</a></h2>
+<p>Parcels of sourdough leave the bakery every morning and reach most cities within two days.</p>
+<section id="returns"><h2>Returns</h2>
+<p>A loaf that arrives stale is replaced for free; write to the counter within a week of delivery.</p></section>
+</main></body></html>`
+		s.mu.Unlock()
+		a := testkit.NewApp(t, e, testkit.WithEnv("CONCIERGE_OUTBOUND_ALLOW", "127.0.0.1/32"))
+		key, _ := a.Register(t, "deeplink@example.com")
+		bot := newBot(t, a, key)
+		if r := a.Do(t, "POST", "/crawl", map[string]any{"bot_id": bot, "url": s.srv.URL + "/"}, "X-API-Key", key); r.Status != 202 {
+			t.Fatalf("crawl: %d %s", r.Status, r.Body)
+		}
+		if p := waitCrawl(t, a, key, bot, finished); p.Status != "completed" || p.PagesIndexed != 1 {
+			t.Fatalf("crawl ended %+v", p)
+		}
+		var rep struct {
+			Reply   string `json:"reply"`
+			Sources []struct {
+				URL     string `json:"url"`
+				Heading string `json:"heading"`
+			} `json:"sources"`
+		}
+		r := a.Do(t, "POST", "/chat", map[string]any{"message": "how long does shipping of sourdough parcels take?"}, "X-API-Key", key)
+		if r.Status != 200 {
+			t.Fatalf("chat: %d %s", r.Status, r.Body)
+		}
+		r.Decode(t, &rep)
+		if len(rep.Sources) != 1 || rep.Sources[0].URL != s.srv.URL+"/#shipping" || rep.Sources[0].Heading != "Shipping" {
+			t.Fatalf("sources %+v (reply %q)", rep.Sources, rep.Reply)
+		}
+		if strings.Contains(rep.Reply, "¶") {
+			t.Fatalf("permalink in the reply: %q", rep.Reply)
+		}
+	})
+}

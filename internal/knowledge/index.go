@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net/url"
 	"runtime"
 	"slices"
 	"strings"
@@ -270,6 +271,19 @@ func passageTitle(p chunk.Passage, docTitle string) string {
 	return docTitle
 }
 
+// deepLink is the passage's URL: the page's, with the fragment of its
+// section when the page has one (a source then opens at the section).
+func deepLink(pageURL any, anchor string) any {
+	u, ok := pageURL.(string)
+	if !ok || anchor == "" {
+		return pageURL
+	}
+	if i := strings.IndexByte(u, '#'); i >= 0 {
+		u = u[:i]
+	}
+	return u + "#" + (&url.URL{Fragment: anchor}).EscapedFragment()
+}
+
 func insertPassages(ctx context.Context, tx *sqlx.Tx, src source, docID int64, docTitle string, passages []chunk.Passage, terms []string) error {
 	var url any
 	if src.URL != "" {
@@ -286,7 +300,7 @@ func insertPassages(ctx context.Context, tx *sqlx.Tx, src source, docID int64, d
 				q.WriteByte(',')
 			}
 			q.WriteString(row)
-			args = append(args, src.WorkspaceID, src.BotID, docID, p.Ordinal, passageTitle(p, docTitle), url,
+			args = append(args, src.WorkspaceID, src.BotID, docID, p.Ordinal, passageTitle(p, docTitle), deepLink(url, p.Anchor),
 				strings.Join(p.HeadingPath, " › "), p.Text, p.Tokens, terms[0])
 			terms = terms[1:]
 		}

@@ -50,6 +50,7 @@ type Passage struct {
 	Ordinal     int      // position in the document, from 0
 	Title       string   // the document title, carried on every passage
 	HeadingPath []string // the section's heading path
+	Anchor      string   // the section's fragment for a deep link, "" when none
 	Text        string
 	Tokens      int // cl100k_base tokens of Text
 }
@@ -69,6 +70,7 @@ func Split(doc *extract.Document, opts Options) []Passage {
 				Ordinal:     len(out),
 				Title:       doc.Title,
 				HeadingPath: slices.Clone(sec.HeadingPath),
+				Anchor:      sec.Anchor,
 				Text:        p.text,
 				Tokens:      p.tokens,
 			})

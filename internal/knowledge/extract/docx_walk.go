@@ -183,7 +183,7 @@ func (w *docxWalker) endPara(p *docxPara) error {
 		if lvl == 1 && w.firstH1 == "" {
 			w.firstH1 = cleanInline(text)
 		}
-		return w.b.heading(lvl, text)
+		return w.b.heading(lvl, text, "")
 	}
 	return w.b.para(text)
 }

@@ -19,6 +19,9 @@ import (
 // Section is a run of text under one heading path.
 type Section struct {
 	HeadingPath []string // e.g. ["Pricing", "Enterprise"]; empty for text before any heading
+	// Anchor is the fragment (without "#") of the deepest heading of the
+	// path that a link can point at, "" when none (HTML only).
+	Anchor string
 	Text        string   // plain text, paragraphs separated by "\n\n", whitespace normalised
 }
 

@@ -3,6 +3,7 @@ package extract
 import (
 	"context"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	readability "codeberg.org/readeck/go-readability"
@@ -46,6 +47,7 @@ func extractHTML(ctx context.Context, data []byte, lim Limits) (*Document, error
 	meta := readMeta(doc)
 	elems, depth := measure(doc)
 	markHeadings(doc)
+	lead := findLead(doc)
 
 	var sections []Section
 	title := ""
@@ -76,6 +78,7 @@ func extractHTML(ctx context.Context, data []byte, lim Limits) (*Document, error
 			sections = all
 		}
 	}
+	sections = withLead(sections, lead)
 	for _, t := range []string{title, meta.ogTitle, meta.title, meta.h1} {
 		if t = cleanInline(t); t != "" {
 			title = t
@@ -200,7 +203,7 @@ func textContent(n *html.Node) string {
 			sb.WriteString(c.Data)
 			sb.WriteByte(' ')
 		}
-		if c.Type == html.ElementNode && skipTags[c.Data] && c != n {
+		if c != n && c.Type == html.ElementNode && (skipTags[c.Data] || isPermalink(c)) {
 			continue
 		}
 		for k := c.LastChild; k != nil; k = k.PrevSibling {
@@ -265,7 +268,7 @@ func htmlSections(ctx context.Context, root *html.Node, lim Limits) ([]Section, 
 			}
 			continue
 		}
-		if skipTags[tag] || getAttr(n, "hidden") != "" || strings.EqualFold(getAttr(n, "aria-hidden"), "true") {
+		if skipTags[tag] || getAttr(n, "hidden") != "" || strings.EqualFold(getAttr(n, "aria-hidden"), "true") || isPermalink(n) {
 			continue
 		}
 		switch tag {
@@ -277,7 +280,7 @@ func htmlSections(ctx context.Context, root *html.Node, lim Limits) ([]Section, 
 			if l := getAttr(n, levelAttr); len(l) == 1 && l[0] >= '1' && l[0] <= '4' {
 				level = int(l[0] - '0')
 			}
-			if err := b.heading(level, textContent(n)); err != nil {
+			if err := b.heading(level, textContent(n), headingAnchor(n)); err != nil {
 				return nil, err
 			}
 			continue
@@ -327,4 +330,163 @@ func primaryLang(tag string) string {
 		}
 	}
 	return tag
+}
+
+// isPermalink reports a heading's permalink ("¶", "#", "§", "🔗" linking to
+// the heading's own fragment, as Sphinx, MkDocs and many blogs add): it is
+// chrome, not text.
+func isPermalink(n *html.Node) bool {
+	if n.Type != html.ElementNode || n.DataAtom != atom.A || !strings.HasPrefix(getAttr(n, "href"), "#") {
+		return false
+	}
+	if strings.Contains(" "+getAttr(n, "class")+" ", " headerlink ") {
+		return true
+	}
+	t := strings.TrimSpace(textContent(n))
+	if utf8.RuneCountInString(t) > 2 {
+		return false
+	}
+	for _, r := range t {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// maxAnchor bounds a fragment kept for a deep link.
+const maxAnchor = 200
+
+// headingAnchor finds the fragment that links to heading h: its id, an
+// anchor inside it (id or the old name form), its permalink's target, or
+// the id of the section it opens. "" when none.
+func headingAnchor(h *html.Node) string {
+	ok := func(a string) string {
+		a = strings.TrimPrefix(strings.TrimSpace(a), "#")
+		if a == "" || len(a) > maxAnchor || strings.ContainsFunc(a, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }) {
+			return ""
+		}
+		return a
+	}
+	if a := ok(getAttr(h, "id")); a != "" {
+		return a
+	}
+	stack := []*html.Node{h}
+	for len(stack) > 0 {
+		n := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if n != h && n.Type == html.ElementNode && n.DataAtom == atom.A {
+			if a := ok(getAttr(n, "id")); a != "" {
+				return a
+			}
+			if a := ok(getAttr(n, "name")); a != "" {
+				return a
+			}
+			if isPermalink(n) {
+				if a := ok(getAttr(n, "href")); a != "" {
+					return a
+				}
+			}
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			stack = append(stack, c)
+		}
+	}
+	// <section id="x"><h2>...</h2>: the heading opens the section.
+	if p := h.Parent; p != nil && (p.DataAtom == atom.Section || p.DataAtom == atom.Div || p.DataAtom == atom.Article) {
+		first := p.FirstChild
+		for first != nil && first.Type != html.ElementNode {
+			first = first.NextSibling
+		}
+		if first == h {
+			return ok(getAttr(p, "id"))
+		}
+	}
+	return ""
+}
+
+// lead is the page's opening sentence when it sits outside the main
+// content: the first paragraph after the first h1 (a manual page's NAME
+// line, a product's tagline under its name), with the heading above it.
+type lead struct {
+	text    string
+	heading string
+	anchor  string
+}
+
+// Leads shorter or longer than these are not an opening sentence.
+const minLeadRunes, maxLeadRunes = 15, 600
+
+// findLead reads the lead from the whole page, before readability trims
+// it.
+func findLead(doc *html.Node) lead {
+	var out lead
+	seenH1 := false
+	var lastHeading *html.Node
+	stack := []*html.Node{doc}
+	for len(stack) > 0 {
+		n := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if n.Type == html.ElementNode {
+			if skipTags[n.Data] || isPermalink(n) {
+				continue
+			}
+			switch n.DataAtom {
+			case atom.H1:
+				seenH1 = true
+				continue
+			case atom.H2, atom.H3, atom.H4:
+				if seenH1 {
+					lastHeading = n
+				}
+				continue
+			case atom.P:
+				if !seenH1 {
+					continue
+				}
+				t := cleanInline(textContent(n))
+				if k := utf8.RuneCountInString(t); k < minLeadRunes || k > maxLeadRunes {
+					return out
+				}
+				out.text = t
+				if lastHeading != nil {
+					out.heading = cleanInline(textContent(lastHeading))
+					out.anchor = headingAnchor(lastHeading)
+				}
+				return out
+			}
+		}
+		for c := n.LastChild; c != nil; c = c.PrevSibling {
+			stack = append(stack, c)
+		}
+	}
+	return out
+}
+
+// withLead puts the lead first when the sections do not hold it already.
+func withLead(sections []Section, l lead) []Section {
+	if l.text == "" {
+		return sections
+	}
+	// Compared without whitespace: inline markup spaces text differently
+	// in the two readings.
+	squeeze := func(s string) string {
+		return strings.Map(func(r rune) rune {
+			if unicode.IsSpace(r) {
+				return -1
+			}
+			return r
+		}, s)
+	}
+	want := squeeze(l.text)
+	for _, s := range sections {
+		if strings.Contains(squeeze(s.Text), want) {
+			return sections
+		}
+	}
+	sec := Section{Text: l.text, Anchor: l.anchor}
+	if l.heading != "" {
+		sec.HeadingPath = []string{l.heading}
+	}
+	return append([]Section{sec}, sections...)
 }

@@ -95,7 +95,7 @@ func (w *mdWalker) enter(n ast.Node) (bool, error) {
 		if n.Level == 1 && w.firstH1 == "" {
 			w.firstH1 = cleanInline(t)
 		}
-		return false, w.b.heading(n.Level, t)
+		return false, w.b.heading(n.Level, t, "")
 	case *ast.Paragraph, *ast.TextBlock:
 		return false, w.block(inlineText(n, w.src))
 	case *ast.FencedCodeBlock, *ast.CodeBlock:

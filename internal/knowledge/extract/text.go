@@ -22,8 +22,9 @@ type builder struct {
 }
 
 type heading struct {
-	level int
-	text  string
+	level  int
+	text   string
+	anchor string // the fragment that links to it, "" when none
 }
 
 func newBuilder(ctx context.Context, lim Limits) *builder {
@@ -32,8 +33,9 @@ func newBuilder(ctx context.Context, lim Limits) *builder {
 
 // heading starts a new section. Levels are relative (1 = top); a heading
 // closes every open heading of the same or a deeper level, so skipping a
-// level (H1 then H3) still gives the path [H1, H3].
-func (b *builder) heading(level int, raw string) error {
+// level (H1 then H3) still gives the path [H1, H3]. anchor is the page
+// fragment that links to the heading ("" when it has none).
+func (b *builder) heading(level int, raw, anchor string) error {
 	if err := b.check(); err != nil {
 		return err
 	}
@@ -45,7 +47,7 @@ func (b *builder) heading(level int, raw string) error {
 	for len(b.heads) > 0 && b.heads[len(b.heads)-1].level >= level {
 		b.heads = b.heads[:len(b.heads)-1]
 	}
-	b.heads = append(b.heads, heading{level, text})
+	b.heads = append(b.heads, heading{level, text, anchor})
 	return b.count(text)
 }
 
@@ -86,10 +88,14 @@ func (b *builder) flush() {
 		return
 	}
 	var path []string
+	anchor := ""
 	for _, h := range b.heads {
 		path = append(path, h.text)
+		if h.anchor != "" {
+			anchor = h.anchor // the deepest heading that has one
+		}
 	}
-	b.sections = append(b.sections, Section{HeadingPath: path, Text: strings.Join(b.cur, "\n\n")})
+	b.sections = append(b.sections, Section{HeadingPath: path, Anchor: anchor, Text: strings.Join(b.cur, "\n\n")})
 	b.cur = nil
 }
 
