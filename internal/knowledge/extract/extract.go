@@ -22,7 +22,7 @@ type Section struct {
 	// Anchor is the fragment (without "#") of the deepest heading of the
 	// path that a link can point at, "" when none (HTML only).
 	Anchor string
-	Text        string   // plain text, paragraphs separated by "\n\n", whitespace normalised
+	Text   string // plain text, paragraphs separated by "\n\n", whitespace normalised
 }
 
 // Document is the result of a successful extraction.
