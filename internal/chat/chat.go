@@ -79,6 +79,10 @@ type Answer struct {
 	// Cited are indexes into Prompt.Passages of the passages the reply
 	// used, best first.
 	Cited []int
+	// Abstained: the answerer said "I don't know" before doing any paid
+	// work (no passage worth reading, so no model call). Such a reply is
+	// not charged.
+	Abstained bool
 }
 
 // Answerer writes a reply. emit receives the text as it is produced, in
@@ -171,7 +175,7 @@ type Reply struct {
 	Answered  bool     `json:"answered"`
 	Offline   bool     `json:"offline,omitempty"`
 	Preview   bool     `json:"preview,omitempty"`
-	Credits   int64    `json:"credits_charged"`
+	Credits   int64    `json:"credits_charged" doc:"Credits this reply cost: 0 for an \"I don't know\" decided before any model call (answered false, nothing worth reading in the knowledge), for a preview, offline or live-chat message."`
 	// Mode is the conversation's mode after this message: bot, or
 	// waiting/human when the message went to a person (reply is then empty).
 	Mode string `json:"mode" enum:"bot,waiting,human,closed" doc:"bot: the bot answered. waiting/human: the message went to a live-chat operator; no reply text, nothing charged."`
@@ -355,6 +359,9 @@ func (ex *Exchange) run(ctx context.Context, emit func(string) error) (*Reply, e
 	if err := s.complete(ctx, p, ans, sources); err != nil {
 		return nil, err
 	}
+	if ans.Abstained {
+		p.cost = 0 // complete gave the reserved credit back
+	}
 	return &Reply{SessionID: p.publicID, MessageID: p.msgPublic, Reply: ans.Text, Sources: sources,
 		Answered: ans.Answered, Preview: p.req.Preview, Credits: p.cost}, nil
 }
@@ -370,6 +377,9 @@ func (s *Service) runOneShot(ctx context.Context, p *pending, emit func(string) 
 	ans := s.answerer.(composer).compose(Prompt{Bot: b, Question: p.req.Message, History: p.history, Passages: p.hits})
 	if err := ctx.Err(); err != nil {
 		return nil, err
+	}
+	if ans.Abstained {
+		p.cost = 0 // an "I don't know" from nothing worth reading is not charged
 	}
 	sources := sourcesOf(p.hits, ans.Cited)
 	if !ans.Answered {

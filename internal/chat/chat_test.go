@@ -186,9 +186,14 @@ func TestChatAnswersFromKnowledge(t *testing.T) {
 func TestChatUnanswered(t *testing.T) {
 	testkit.ForEachEngine(t, func(t *testing.T, e testkit.Engine) {
 		w := newWorld(t, e)
+		before := w.balance(t)
 		r, rep := w.chat(t, "Do you sell helicopter spare parts?", "")
 		if r.Status != 200 || rep.Answered || len(rep.Sources) != 0 || !strings.Contains(rep.Reply, "don't have information") {
 			t.Fatalf("unanswered: %d %s", r.Status, r.Body)
+		}
+		// Nothing worth reading, no answer: no credit.
+		if got := w.balance(t); got != before || rep.Credits != 0 {
+			t.Fatalf("an abstention charged: balance %d → %d, credits_charged %d", before, got, rep.Credits)
 		}
 		// Recorded as unanswered for analytics.
 		var n int

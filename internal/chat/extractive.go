@@ -54,7 +54,7 @@ type candidate struct {
 func composeExtractive(p Prompt) Answer {
 	qterms := uniq(retrieval.Terms(p.Question))
 	if len(qterms) == 0 || len(p.Passages) == 0 {
-		return Answer{Text: dontKnow(p.Bot)}
+		return Answer{Text: dontKnow(p.Bot), Abstained: true}
 	}
 	want := map[string]bool{}
 	for _, t := range qterms {
@@ -135,7 +135,7 @@ func composeExtractive(p Prompt) Answer {
 		}
 	}
 	if !grounded || len(cands) == 0 {
-		return Answer{Text: dontKnow(p.Bot)}
+		return Answer{Text: dontKnow(p.Bot), Abstained: true}
 	}
 	slices.SortStableFunc(cands, func(a, b candidate) int {
 		switch {

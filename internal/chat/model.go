@@ -35,7 +35,7 @@ func (m Model) Answer(ctx context.Context, p Prompt, emit func(string) error) (A
 		if err := emit(text); err != nil {
 			return Answer{}, err
 		}
-		return Answer{Text: text}, nil
+		return Answer{Text: text, Abstained: true}, nil
 	}
 	req := llm.Request{System: systemPrompt(p), Messages: messages(p)}
 	// The sentinel may arrive split over chunks: hold the start of the

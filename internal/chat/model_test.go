@@ -75,7 +75,13 @@ func TestModelAnswerer(t *testing.T) {
 				if !strings.Contains(text, "don't have information") || final["answered"] != false || len(fake.Requests()) != n0 {
 					t.Fatalf("unanswerable: %q %v after %d model requests", text, final, len(fake.Requests())-n0)
 				}
-				bal--
+				// ... and no credit: the reservation went back.
+				if final["credits_charged"].(float64) != 0 {
+					t.Fatalf("unanswerable: charged %v", final["credits_charged"])
+				}
+				if b := w.balance(t); b != bal {
+					t.Fatalf("after an abstention: balance %d, want %d", b, bal)
+				}
 
 				// Rate limited twice, then an answer: retried before the first word.
 				n := len(fake.Requests())

@@ -213,8 +213,10 @@ func (s *Service) undeliver(p *pending, cause error) {
 
 // complete charges the reply for good: the pending message becomes the
 // delivered reply. The credit was taken by reserve; completing it means
-// the settle job will find nothing to refund.
+// the settle job will find nothing to refund. An abstained reply (an "I
+// don't know" before any model call) gets its credit back instead.
 func (s *Service) complete(ctx context.Context, p *pending, ans Answer, sources []Source) error {
+	b := p.req.Bot.Bot
 	now := s.clock.Now()
 	src, err := json.Marshal(sources)
 	if err != nil {
@@ -233,7 +235,17 @@ func (s *Service) complete(ctx context.Context, p *pending, ans Answer, sources 
 		if n == 0 {
 			return apperr.Conflict("the reply was settled before it completed")
 		}
-		_, err = store.Exec(ctx, tx, `UPDATE chat_sessions SET last_message_at = ? WHERE id = ?`, now, p.sessionID)
+		if _, err = store.Exec(ctx, tx, `UPDATE chat_sessions SET last_message_at = ? WHERE id = ?`, now, p.sessionID); err != nil {
+			return err
+		}
+		if !ans.Abstained || p.cost == 0 {
+			return nil
+		}
+		// "I don't know" before any model call: the reservation goes back.
+		if _, err := store.Exec(ctx, tx, `UPDATE chat_messages SET credits = 0 WHERE id = ?`, p.msgID); err != nil {
+			return err
+		}
+		_, err = s.billing.RefundTx(ctx, tx, b.WorkspaceID, p.cost, "chat-refund:"+p.msgPublic, "no answer: not charged")
 		return err
 	})
 }
