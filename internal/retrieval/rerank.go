@@ -80,7 +80,7 @@ type Evidence struct {
 // on the development half of the documentation question sets
 // (cmd/kbbench docqa -evidence): every unanswerable question but a third
 // falls below it, 3% of the answerable ones do.
-const AnswerThreshold = 0.55
+const AnswerThreshold = 0.65
 
 // Answers reports whether a best hit with this evidence is worth answering
 // from. Evidence the second stage did not fill answers nothing.
