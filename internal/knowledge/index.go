@@ -157,10 +157,10 @@ func (s *Service) index(ctx context.Context, src source, ahead <-chan *parsed) (
 	}
 	var docID int64
 	err = store.Get(ctx, s.db.Writer(), &docID, `INSERT INTO documents (workspace_id, bot_id, name, source, url, title,
-		content_type, bytes, content_hash, status, pages, etag, last_modified, last_fetched_at, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'indexing', ?, ?, ?, ?, ?, ?) RETURNING id`,
+		content_type, bytes, content_hash, status, pages, etag, last_modified, last_fetched_at, listing, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'indexing', ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
 		src.WorkspaceID, src.BotID, src.Name, src.Kind, url, doc.Title, doc.Format, len(src.Data), hash, doc.Pages,
-		nullable(src.ETag), nullable(src.LastModified), fetchedAt(src, now), now, now)
+		nullable(src.ETag), nullable(src.LastModified), fetchedAt(src, now), doc.Listing, now, now)
 	if err != nil {
 		return nil, fmt.Errorf("knowledge: create document: %w", err)
 	}

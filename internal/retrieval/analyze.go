@@ -56,6 +56,7 @@ const (
 	kindCJK                      // a run of Han, Kana or Hangul
 	kindCluster                  // a run of Thai, Lao, Khmer or Myanmar
 	kindSymbol                   // one pictograph
+	kindDropped                  // a word of a question's frame (dropQuestionFrame): no term
 )
 
 type token struct {

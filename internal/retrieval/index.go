@@ -380,7 +380,7 @@ func (b *builder) finish(version int64) *snapshot {
 // stemmed one way, so it matches the variant of its own language; the others
 // mostly match nothing.
 func (s *snapshot) queryTerms(query string) []string {
-	toks := segment(query)
+	toks := dropQuestionFrame(segment(query))
 	if len(toks) == 0 {
 		return nil
 	}
@@ -398,7 +398,7 @@ func (s *snapshot) queryTerms(query string) []string {
 // with: one in the query's language, or one per main language of the bot
 // when it cannot be told (queryTerms pools them for the first stage).
 func (s *snapshot) queryVariants(query string) [][]string {
-	toks := segment(query)
+	toks := dropQuestionFrame(segment(query))
 	if len(toks) == 0 {
 		return nil
 	}
@@ -410,6 +410,36 @@ func (s *snapshot) queryVariants(query string) [][]string {
 		out = append(out, dropContractions(emitTerms(toks, l, nil)))
 	}
 	return out
+}
+
+// howFrames are the words that, after "how", make the question's frame
+// rather than its subject: "how long does shipping take" asks about
+// shipping, "how much is the plan" about the plan.
+var howFrames = map[string]bool{"long": true, "much": true, "many": true, "often": true, "soon": true, "far": true,
+	"fast": true, "quickly": true}
+
+// dropQuestionFrame removes the words of an English question's frame
+// ("how long … take", "how much", "how many", "how often") from its
+// tokens. In a small knowledge base every question term weighs about the
+// same, and a page that answers "how long does shipping take" rarely says
+// "long" or "take".
+func dropQuestionFrame(toks []token) []token {
+	duration := false
+	for i := 1; i < len(toks); i++ {
+		if toks[i-1].text == "how" && howFrames[toks[i].text] {
+			duration = duration || toks[i].text == "long"
+			toks[i].kind = kindDropped
+		}
+	}
+	if duration {
+		for i := range toks {
+			switch toks[i].text {
+			case "take", "takes", "took", "taking", "last", "lasts":
+				toks[i].kind = kindDropped
+			}
+		}
+	}
+	return toks
 }
 
 // idf is Lucene's BM25 idf, never negative.

@@ -186,6 +186,7 @@ type hitRow struct {
 	Text        string         `db:"text"`
 	Terms       string         `db:"terms"`
 	Name        string         `db:"name"`
+	Listing     bool           `db:"listing"`
 }
 
 // hydrate reads what the hits show. The index holds no texts (they would
@@ -226,14 +227,14 @@ func (s *Service) hydrate(ctx context.Context, key botKey, cands []scored) ([]Hi
 		if err := store.Select(ctx, s.db.Reader(), &got,
 			`WITH p AS MATERIALIZED (SELECT id, document_id, title, url, heading_path, text, terms FROM passages
 WHERE bot_id + 0 = ? AND workspace_id + 0 = ? AND id IN (`+store.Placeholders(len(chunk))+`))
-SELECT p.id, p.document_id, p.title, p.url, p.heading_path, p.text, p.terms, d.name
+SELECT p.id, p.document_id, p.title, p.url, p.heading_path, p.text, p.terms, d.name, d.listing
 FROM p JOIN documents d ON d.id = p.document_id WHERE d.status = 'ready'`,
 			args...); err != nil {
 			return nil, fmt.Errorf("retrieval: read hits: %w", err)
 		}
 		for _, r := range got {
 			found[r.ID] = s.passages.put(&cachedPassage{id: r.ID, doc: r.DocumentID, title: r.Title, url: r.URL.String,
-				text: r.Text, terms: r.Terms, docName: r.Name, heading: DecodeHeadingPath(r.HeadingPath)})
+				text: r.Text, terms: r.Terms, docName: r.Name, heading: DecodeHeadingPath(r.HeadingPath), listing: r.Listing})
 		}
 	}
 	hits := make([]Hit, 0, len(cands))

@@ -36,6 +36,7 @@ type cachedPassage struct {
 	id, doc                          int64
 	title, url, text, terms, docName string
 	heading                          []string
+	listing                          bool // the document lists rather than explains (extract.Document.Listing)
 	size                             int64
 
 	memoMu sync.Mutex

@@ -220,7 +220,9 @@ func (s *snapshot) rerank(hits []Hit, variants [][]string) {
 				ev, bestMatched, bestV = e, matched, vi
 			}
 		}
-		ev.Hub = h.Memo(hubKey{}, func() any { return isHub(ft.body) || changelogTitle(h.Title) }).(bool)
+		ev.Hub = h.Memo(hubKey{}, func() any {
+			return isHub(ft.body) || changelogTitle(h.Title) || (h.cached != nil && h.cached.listing)
+		}).(bool)
 		ev.Ranked = true
 		ev.Weights = qs[bestV].set
 		ev.Missing = qs[bestV].missing / qs[bestV].total

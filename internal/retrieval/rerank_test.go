@@ -3,6 +3,7 @@ package retrieval
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -178,7 +179,32 @@ func TestRerankOrder(t *testing.T) {
 	if !hits[0].Evidence.Answers() || !hits[0].Evidence.Ranked {
 		t.Errorf("evidence %+v should answer", hits[0].Evidence)
 	}
+	// A passage of a page the extractor judged a listing is a hub whatever
+	// its own text looks like.
+	listed := []Hit{hit(30, 2, "venv creation virtual env", "creat virtual env", "creat virtual env with venv", 9)}
+	listed[0].cached = &cachedPassage{listing: true}
+	s.rerank(listed, [][]string{{"creat", "virtual", "env"}})
+	if !listed[0].Evidence.Hub {
+		t.Errorf("a passage of a listing page is not marked a hub: %+v", listed[0].Evidence)
+	}
 	if (Evidence{Page: 0.9}).Answers() {
 		t.Error("evidence the second stage did not fill answers")
+	}
+}
+
+// TestQuestionFrameCarriesNoWeight: "how long … take", "how much" and
+// "how many" frame a question; only its subject is looked for.
+func TestQuestionFrameCarriesNoWeight(t *testing.T) {
+	s := emptySnapshot(params{})
+	for q, want := range map[string][]string{
+		"How long does shipping take?":        {"ship"},
+		"how much is the pro plan":            {"pro", "plan"},
+		"How many seats does a team get?":     {"seat", "team", "get"},
+		"what does take a backup do":          {"take", "backup"},
+		"is the long-term archive encrypted?": {"long", "term", "archiv", "encrypt"},
+	} {
+		if got := s.queryTerms(q); !slices.Equal(got, want) {
+			t.Errorf("queryTerms(%q) = %q, want %q", q, got, want)
+		}
 	}
 }

@@ -31,8 +31,12 @@ type Document struct {
 	Title    string    // best title found in the document, the file name otherwise
 	Sections []Section // in document order; never empty
 	Pages    int       // billing unit: PDF pages; other formats ceil(Runes/3000), minimum 1
-	Runes    int       // total runes of all section text
-	Language string    // best guess ("" when unknown), e.g. "en"
+	// Listing is set for a page that lists rather than explains: most of
+	// its text is link text (an index, a sitemap, a table of contents) or
+	// code (a source listing). HTML only.
+	Listing  bool
+	Runes    int    // total runes of all section text
+	Language string // best guess ("" when unknown), e.g. "en"
 }
 
 // Limits bound the work one extraction may do. Zero fields take the defaults.

@@ -50,12 +50,13 @@ func extractHTML(ctx context.Context, data []byte, lim Limits) (*Document, error
 	lead := findLead(doc)
 
 	var sections []Section
+	var stats textStats
 	title := ""
 	if elems <= maxReadabilityElems && depth <= maxReadabilityDepth {
 		// Readability mutates the tree; the original is not needed again
 		// except by the fallback, which parses afresh.
 		if art, ok := readable(doc); ok {
-			sections, err = htmlSections(ctx, art.Node, lim)
+			sections, stats, err = htmlSections(ctx, art.Node, lim)
 			if err != nil {
 				return nil, err
 			}
@@ -70,12 +71,12 @@ func extractHTML(ctx context.Context, data []byte, lim Limits) (*Document, error
 		if err != nil {
 			return nil, newErr(ErrMalformed, err, "the HTML file could not be read")
 		}
-		all, err := htmlSections(ctx, whole, lim)
+		all, allStats, err := htmlSections(ctx, whole, lim)
 		if err != nil {
 			return nil, err
 		}
 		if sectionRunes(all) > sectionRunes(sections) {
-			sections = all
+			sections, stats = all, allStats
 		}
 	}
 	sections = withLead(sections, lead)
@@ -85,7 +86,26 @@ func extractHTML(ctx context.Context, data []byte, lim Limits) (*Document, error
 			break
 		}
 	}
-	return &Document{Title: title, Sections: sections, Language: primaryLang(meta.lang)}, nil
+	return &Document{Title: title, Sections: sections, Language: primaryLang(meta.lang), Listing: stats.listing()}, nil
+}
+
+// textStats counts the non-space runes of the text kept, and of those the
+// ones inside links and inside code.
+type textStats struct{ all, link, code int }
+
+// A page is a listing when, of at least listingMinRunes of text, this
+// share is link text or that share code.
+const (
+	listingMinRunes  = 300
+	listingLinkShare = 0.5
+	listingCodeShare = 0.6
+)
+
+func (t textStats) listing() bool {
+	if t.all < listingMinRunes {
+		return false
+	}
+	return float64(t.link) >= listingLinkShare*float64(t.all) || float64(t.code) >= listingCodeShare*float64(t.all)
 }
 
 // readable runs readability, whose scoring passes are many and intricate;
@@ -216,10 +236,11 @@ func textContent(n *html.Node) string {
 // htmlSections renders a tree into sections split on h1–h4. Tables become
 // rows of tab-separated cells, list items lines, and pre keeps its line
 // breaks; everything else flows into paragraphs ended by block elements.
-func htmlSections(ctx context.Context, root *html.Node, lim Limits) ([]Section, error) {
+func htmlSections(ctx context.Context, root *html.Node, lim Limits) ([]Section, textStats, error) {
 	b := newBuilder(ctx, lim)
 	var para strings.Builder
-	pre := 0
+	var stats textStats
+	pre, link, code := 0, 0, 0
 	flush := func() error {
 		s := para.String()
 		para.Reset()
@@ -241,6 +262,19 @@ func htmlSections(ctx context.Context, root *html.Node, lim Limits) ([]Section, 
 			} else {
 				para.WriteString(strings.ReplaceAll(n.Data, "\n", " "))
 			}
+			k := 0
+			for _, r := range n.Data {
+				if !unicode.IsSpace(r) {
+					k++
+				}
+			}
+			stats.all += k
+			if link > 0 {
+				stats.link += k
+			}
+			if pre > 0 || code > 0 {
+				stats.code += k
+			}
 			continue
 		case html.ElementNode:
 		case html.DocumentNode:
@@ -254,16 +288,20 @@ func htmlSections(ctx context.Context, root *html.Node, lim Limits) ([]Section, 
 		tag := n.Data
 		if !f.enter {
 			switch {
+			case tag == "a":
+				link--
+			case tag == "code" || tag == "kbd" || tag == "samp":
+				code--
 			case tag == "pre":
 				pre--
 				if err := flush(); err != nil {
-					return nil, err
+					return nil, stats, err
 				}
 			case tag == "tr" || tag == "li":
 				para.WriteByte('\n')
 			case blockTags[tag]:
 				if err := flush(); err != nil {
-					return nil, err
+					return nil, stats, err
 				}
 			}
 			continue
@@ -274,14 +312,14 @@ func htmlSections(ctx context.Context, root *html.Node, lim Limits) ([]Section, 
 		switch tag {
 		case "h1", "h2", "h3", "h4":
 			if err := flush(); err != nil {
-				return nil, err
+				return nil, stats, err
 			}
 			level := int(tag[1] - '0')
 			if l := getAttr(n, levelAttr); len(l) == 1 && l[0] >= '1' && l[0] <= '4' {
 				level = int(l[0] - '0')
 			}
 			if err := b.heading(level, textContent(n), headingAnchor(n)); err != nil {
-				return nil, err
+				return nil, stats, err
 			}
 			continue
 		case "br":
@@ -292,15 +330,19 @@ func htmlSections(ctx context.Context, root *html.Node, lim Limits) ([]Section, 
 			para.WriteString("\n- ")
 		case "img":
 			continue
+		case "a":
+			link++
+		case "code", "kbd", "samp":
+			code++
 		case "pre":
 			if err := flush(); err != nil {
-				return nil, err
+				return nil, stats, err
 			}
 			pre++
 		default:
 			if blockTags[tag] {
 				if err := flush(); err != nil {
-					return nil, err
+					return nil, stats, err
 				}
 			}
 		}
@@ -310,9 +352,9 @@ func htmlSections(ctx context.Context, root *html.Node, lim Limits) ([]Section, 
 		}
 	}
 	if err := flush(); err != nil {
-		return nil, err
+		return nil, stats, err
 	}
-	return b.finish(), nil
+	return b.finish(), stats, nil
 }
 
 // primaryLang reduces "en-US" to "en"; anything odd becomes "".
