@@ -19,6 +19,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"concierge/internal/account"
+	"concierge/internal/analytics"
 	"concierge/internal/billing"
 	"concierge/internal/bot"
 	"concierge/internal/chat"
@@ -306,6 +307,7 @@ func New(ctx context.Context, cfg config.Config, opts Options) (_ *App, err erro
 		Knowledge:        a.Knowledge,
 		Chat:             a.Chat,
 		Leads:            a.Leads,
+		Analytics:        analytics.New(analytics.Deps{DB: a.DB, Billing: a.Billing, Clock: a.Clock}),
 		IDP:              a.IDP,
 		Webhooks:         a.Webhooks,
 		Ready:            a.DB.Ping,

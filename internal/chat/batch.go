@@ -269,7 +269,7 @@ func (s *Service) insertExchanges(ctx context.Context, tx *sqlx.Tx, ws []*replyW
 	for _, n := range store.PowerChunks(len(ws), 32) {
 		chunk := ws[:n]
 		ws = ws[n:]
-		args := make([]any, 0, 26*n)
+		args := make([]any, 0, 30*n)
 		for _, w := range chunk {
 			p := w.p
 			b := p.req.Bot.Bot
@@ -277,15 +277,19 @@ func (s *Service) insertExchanges(ctx context.Context, tx *sqlx.Tx, ws []*replyW
 			if err != nil {
 				return err
 			}
+			var answered any
+			if !p.req.Preview {
+				answered = w.ans.Answered
+			}
 			args = append(args,
 				secret.OrderedToken("msg_", 12), p.sessionID, b.WorkspaceID, b.ID, "user", "completed", p.req.Message,
-				"[]", nil, 0, "", now, now,
+				"[]", nil, 0, "", questionTopic(p), answered, now, now,
 				p.msgPublic, p.sessionID, b.WorkspaceID, b.ID, "assistant", "completed", w.ans.Text,
-				string(src), w.ans.Answered, p.cost, name, now, now)
+				string(src), w.ans.Answered, p.cost, name, nil, nil, now, now)
 		}
 		if _, err := store.Exec(ctx, tx, `INSERT INTO chat_messages (public_id, session_id, workspace_id, bot_id, role,
-			status, text, sources, answered, credits, answerer, created_at, completed_at)
-			VALUES `+store.Rows(2*n, 13), args...); err != nil {
+			status, text, sources, answered, credits, answerer, topic, reply_answered, created_at, completed_at)
+			VALUES `+store.Rows(2*n, 15), args...); err != nil {
 			return err
 		}
 	}

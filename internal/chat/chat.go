@@ -195,6 +195,9 @@ type pending struct {
 	history   []Turn
 	hits      []retrieval.Hit
 	creditKey string
+	// questionID is the visitor's message of a reserved reply: completing
+	// the reply records on it whether it was answered (analytics).
+	questionID int64
 	// oneShot: the answerer composes the whole reply at once and cannot
 	// fail midway, so nothing is reserved: the exchange is written in one
 	// transaction once the reply exists (see record).

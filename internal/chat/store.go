@@ -9,6 +9,7 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
+	"concierge/internal/analytics"
 	"concierge/internal/apperr"
 	"concierge/internal/jobs"
 	"concierge/internal/llm"
@@ -95,14 +96,23 @@ func (s *Service) openSession(ctx context.Context, p *pending) error {
 
 func (s *Service) addUserMessageTx(ctx context.Context, tx store.Q, p *pending, now time.Time, added int) error {
 	b := p.req.Bot.Bot
-	if _, err := store.Exec(ctx, tx, `INSERT INTO chat_messages (public_id, session_id, workspace_id, bot_id, role, status,
-		text, created_at, completed_at) VALUES (?, ?, ?, ?, 'user', 'completed', ?, ?, ?)`,
-		secret.OrderedToken("msg_", 12), p.sessionID, b.WorkspaceID, b.ID, p.req.Message, now, now); err != nil {
+	if err := store.Get(ctx, tx, &p.questionID, `INSERT INTO chat_messages (public_id, session_id, workspace_id, bot_id, role,
+		status, text, topic, created_at, completed_at) VALUES (?, ?, ?, ?, 'user', 'completed', ?, ?, ?, ?) RETURNING id`,
+		secret.OrderedToken("msg_", 12), p.sessionID, b.WorkspaceID, b.ID, p.req.Message, questionTopic(p), now, now); err != nil {
 		return err
 	}
 	_, err := store.Exec(ctx, tx, `UPDATE chat_sessions SET messages = messages + ?, last_message_at = ? WHERE id = ?`,
 		added, now, p.sessionID)
 	return err
+}
+
+// questionTopic is the analytics topic of the visitor's message; none for
+// a preview (the owner's test chats are not counted).
+func questionTopic(p *pending) any {
+	if p.req.Preview {
+		return nil
+	}
+	return analytics.Topic(p.req.Message)
 }
 
 // reserve writes the question and a pending reply, and takes the reply's
@@ -237,6 +247,12 @@ func (s *Service) complete(ctx context.Context, p *pending, ans Answer, sources 
 		}
 		if _, err = store.Exec(ctx, tx, `UPDATE chat_sessions SET last_message_at = ? WHERE id = ?`, now, p.sessionID); err != nil {
 			return err
+		}
+		if p.questionID != 0 && !p.req.Preview {
+			if _, err = store.Exec(ctx, tx, `UPDATE chat_messages SET reply_answered = ? WHERE id = ?`, ans.Answered,
+				p.questionID); err != nil {
+				return err
+			}
 		}
 		if !ans.Abstained || p.cost == 0 {
 			return nil

@@ -46,6 +46,7 @@ type signalsInput struct {
 		Referrer          string `json:"referrer,omitempty" maxLength:"2048"`
 		TimeOnPageSeconds *int   `json:"time_on_page_seconds,omitempty" minimum:"0" maximum:"86400" doc:"Sent at page unload."`
 		Visits            int    `json:"visits,omitempty" minimum:"0" maximum:"100000" doc:"Visits of this visitor including this one, when the page knows."`
+		UTMSource         string `json:"utm_source,omitempty" maxLength:"100" doc:"The campaign source of the visit (utm_source of the landing page), for the journey summary."`
 	}
 }
 
@@ -172,7 +173,7 @@ func (s *Server) leadRoutes() {
 			b := principal(ctx).Bot
 			res, err := s.leads.RecordSignals(ctx, b.WorkspaceID, b.ID, lead.SignalsInput{SessionID: in.Body.SessionID,
 				PageURL: in.Body.PageURL, PageTitle: in.Body.PageTitle, Referrer: in.Body.Referrer,
-				TimeOnPageSeconds: in.Body.TimeOnPageSeconds, Visits: in.Body.Visits})
+				TimeOnPageSeconds: in.Body.TimeOnPageSeconds, Visits: in.Body.Visits, UTMSource: in.Body.UTMSource})
 			if err != nil {
 				return nil, err
 			}

@@ -19,6 +19,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"concierge/internal/account"
+	"concierge/internal/analytics"
 	"concierge/internal/billing"
 	"concierge/internal/bot"
 	"concierge/internal/chat"
@@ -55,6 +56,7 @@ type Deps struct {
 	Knowledge     *knowledge.Service
 	Chat          *chat.Service
 	Leads         *lead.Service
+	Analytics     *analytics.Service
 	// IDP is sign-in through an identity provider (nil: not configured).
 	IDP      *idp.Service
 	Webhooks *webhook.Service
@@ -94,6 +96,7 @@ type Server struct {
 	knowledge     *knowledge.Service
 	chat          *chat.Service
 	leads         *lead.Service
+	analytics     *analytics.Service
 	idp           *idp.Service
 	webhooks      *webhook.Service
 	ready         func(ctx context.Context) error
@@ -131,6 +134,7 @@ func New(d Deps) *Server {
 		knowledge:     d.Knowledge,
 		chat:          d.Chat,
 		leads:         d.Leads,
+		analytics:     d.Analytics,
 		idp:           d.IDP,
 		webhooks:      d.Webhooks,
 		ready:         d.Ready,
@@ -298,6 +302,9 @@ func (s *Server) routes() {
 	s.assistRoutes()
 	s.widgetRoutes()
 	s.leadRoutes()
+	if s.analytics != nil {
+		s.analyticsRoutes()
+	}
 	s.idpRoutes()
 	if s.webhooks != nil {
 		s.webhookRoutes()

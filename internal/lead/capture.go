@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	neturl "net/url"
 	"slices"
 	"strings"
 	"time"
@@ -236,6 +237,7 @@ type SignalsInput struct {
 	Referrer          string
 	TimeOnPageSeconds *int
 	Visits            int
+	UTMSource         string
 }
 
 // Behaviour is the answer to behavioural signals.
@@ -269,6 +271,9 @@ func (s *Service) RecordSignals(ctx context.Context, workspaceID, botID int64, i
 			return fmt.Errorf("lead: signals: %w", err)
 		}
 		r.Signals = string(b)
+		if err := s.recordJourneyTx(ctx, tx, sess, o, in, now); err != nil {
+			return err
+		}
 		if r, err = s.scoreTx(ctx, tx, sess, r, now); err != nil {
 			return err
 		}
@@ -277,6 +282,66 @@ func (s *Service) RecordSignals(ctx context.Context, workspaceID, botID int64, i
 		return nil
 	})
 	return out, err
+}
+
+// recordJourneyTx keeps what analytics reads of the signals: the page
+// reported (page_views, in the order first seen, with the longest time)
+// and the conversation's first referrer host and UTM source.
+func (s *Service) recordJourneyTx(ctx context.Context, tx store.Q, sess *session, o observed, in SignalsInput, now time.Time) error {
+	if url := in.PageURL; url != "" || (in.TimeOnPageSeconds != nil && len(o.Pages) > 0) {
+		i := len(o.Pages) - 1
+		if url != "" {
+			i = slices.IndexFunc(o.Pages, func(p score.PageView) bool { return p.URL == url })
+		}
+		if i >= 0 {
+			p := o.Pages[i]
+			if _, err := store.Exec(ctx, tx, `INSERT INTO page_views (session_id, url, workspace_id, bot_id, position, seconds, created_at)
+				VALUES (?, ?, ?, ?, (SELECT COUNT(*) FROM page_views WHERE session_id = ?), ?, ?)
+				ON CONFLICT (session_id, url) DO UPDATE SET seconds = excluded.seconds`,
+				sess.ID, p.URL, sess.WorkspaceID, sess.BotID, sess.ID, p.Seconds, now); err != nil {
+				return fmt.Errorf("lead: page view: %w", err)
+			}
+		}
+	}
+	host, utm := referrerHost(in.Referrer), utmSource(in)
+	if host == "" && utm == "" {
+		return nil
+	}
+	_, err := store.Exec(ctx, tx, `UPDATE chat_sessions SET referrer_host = COALESCE(referrer_host, ?),
+		utm_source = COALESCE(utm_source, ?) WHERE id = ?`, nullable(host), nullable(utm), sess.ID)
+	return err
+}
+
+// referrerHost is the host of a referrer URL, without "www.", lower case.
+func referrerHost(ref string) string {
+	u, err := neturl.Parse(strings.TrimSpace(ref))
+	if err != nil || u.Host == "" {
+		return ""
+	}
+	return strings.TrimPrefix(strings.ToLower(u.Hostname()), "www.")
+}
+
+// utmSource is the campaign source the widget reported, or the one in the
+// page's or the referrer's query.
+func utmSource(in SignalsInput) string {
+	if v := strings.ToLower(strings.TrimSpace(in.UTMSource)); v != "" {
+		return truncateRunes(v, 100)
+	}
+	for _, raw := range []string{in.PageURL, in.Referrer} {
+		if u, err := neturl.Parse(raw); err == nil {
+			if v := strings.ToLower(strings.TrimSpace(u.Query().Get("utm_source"))); v != "" {
+				return truncateRunes(v, 100)
+			}
+		}
+	}
+	return ""
+}
+
+func truncateRunes(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n])
+	}
+	return s
 }
 
 // merge adds one report to what was observed: a page is listed once (the
@@ -380,4 +445,12 @@ func (s *Service) Info(ctx context.Context, workspaceID int64, sessionID string)
 		}
 	}
 	return view(r, sess.PublicID, sess.Messages, sess.LastMessageAt), nil
+}
+
+// nullable is NULL for "".
+func nullable(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
+	"concierge/internal/analytics"
 	"concierge/internal/apperr"
 	"concierge/internal/billing"
 	"concierge/internal/bot"
@@ -337,9 +338,13 @@ func (s *Service) streamSeen(ctx context.Context, operatorID int64) {
 func (s *Service) addMessageTx(ctx context.Context, tx store.Q, sess *session, role, text string, op *operator.Operator, now time.Time) (int64, error) {
 	pub := secret.OrderedToken("msg_", 12)
 	var msgID int64
+	var topic any // a visitor's message counts in analytics (as a message, not a question to the bot)
+	if role == "user" {
+		topic = analytics.Topic(text)
+	}
 	if err := store.Get(ctx, tx, &msgID, `INSERT INTO chat_messages (public_id, session_id, workspace_id, bot_id, role, status,
-		text, created_at, completed_at) VALUES (?, ?, ?, ?, ?, 'completed', ?, ?, ?) RETURNING id`,
-		pub, sess.ID, sess.WorkspaceID, sess.BotID, role, text, now, now); err != nil {
+		text, topic, created_at, completed_at) VALUES (?, ?, ?, ?, ?, 'completed', ?, ?, ?, ?) RETURNING id`,
+		pub, sess.ID, sess.WorkspaceID, sess.BotID, role, text, topic, now, now); err != nil {
 		return 0, err
 	}
 	if _, err := store.Exec(ctx, tx, `UPDATE chat_sessions SET messages = messages + 1, last_message_at = ? WHERE id = ?`,

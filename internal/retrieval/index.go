@@ -446,3 +446,18 @@ func dropQuestionFrame(toks []token) []token {
 func idf(n, df int) float64 {
 	return math.Log(1 + (float64(n)-float64(df)+0.5)/(float64(df)+0.5))
 }
+
+// QuestionTerms are the content terms of a visitor's question as the
+// second stage weighs them: analysed in the question's language (English
+// when it cannot be told), without the question's frame ("how long …
+// take", "how much"), apostrophe-less contractions or filler words
+// ("please", "tell", "want"). Analytics groups questions by them.
+func QuestionTerms(question string) []string {
+	toks := dropQuestionFrame(segment(question))
+	l := detectLanguage(toks)
+	if l == langUnknown {
+		l = langEnglish
+	}
+	terms := dropContractions(emitTerms(toks, l, nil))
+	return slices.DeleteFunc(terms, func(t string) bool { return fillers[t] })
+}

@@ -1,0 +1,55 @@
+-- +goose Up
+-- Analytics. A visitor message of a (non-preview) conversation carries its
+-- topic: the question's content terms, stemmed, synonyms folded and sorted
+-- (analytics.Topic), which groups paraphrases in SQL; reply_answered is
+-- whether the bot's reply to it answered (NULL when no bot reply was asked
+-- for: a message to an operator, an offline bot).
+ALTER TABLE chat_messages ADD COLUMN topic TEXT;
+ALTER TABLE chat_messages ADD COLUMN reply_answered BOOLEAN;
+
+-- Where the visitor came from (the first referrer reported), for the
+-- journey summary.
+ALTER TABLE chat_sessions ADD COLUMN referrer_host TEXT;
+ALTER TABLE chat_sessions ADD COLUMN utm_source TEXT;
+CREATE INDEX chat_sessions_bot_created ON chat_sessions (bot_id, created_at);
+
+-- The pages a conversation's visitor was seen on, in order (position 0 is
+-- the page the session started on), with the longest time reported.
+CREATE TABLE page_views (
+    session_id   BIGINT NOT NULL REFERENCES chat_sessions(id) ON DELETE CASCADE,
+    url          TEXT NOT NULL,
+    workspace_id BIGINT NOT NULL REFERENCES workspaces(id) ON DELETE CASCADE,
+    bot_id       BIGINT NOT NULL REFERENCES bots(id) ON DELETE CASCADE,
+    position     INTEGER NOT NULL,
+    seconds      INTEGER NOT NULL DEFAULT 0,
+    created_at   TIMESTAMPTZ NOT NULL,
+    PRIMARY KEY (session_id, url)
+);
+CREATE INDEX page_views_bot ON page_views (bot_id, created_at);
+
+CREATE INDEX leads_bot_captured ON leads (bot_id, captured_at);
+CREATE INDEX leads_bot_meeting ON leads (bot_id, meeting_booked_at);
+CREATE INDEX lead_follow_ups_bot ON lead_follow_ups (bot_id, created_at);
+CREATE INDEX lead_tier_changes_bot ON lead_tier_changes (bot_id, created_at);
+
+-- An unanswered-question group the owner dismissed; a question of the
+-- group asked after dismissed_at brings it back.
+CREATE TABLE analytics_dismissals (
+    workspace_id BIGINT NOT NULL REFERENCES workspaces(id) ON DELETE CASCADE,
+    group_id     TEXT NOT NULL,
+    dismissed_at TIMESTAMPTZ NOT NULL,
+    PRIMARY KEY (workspace_id, group_id)
+);
+
+-- +goose Down
+DROP TABLE analytics_dismissals;
+DROP INDEX lead_tier_changes_bot;
+DROP INDEX lead_follow_ups_bot;
+DROP INDEX leads_bot_meeting;
+DROP INDEX leads_bot_captured;
+DROP TABLE page_views;
+DROP INDEX chat_sessions_bot_created;
+ALTER TABLE chat_sessions DROP COLUMN utm_source;
+ALTER TABLE chat_sessions DROP COLUMN referrer_host;
+ALTER TABLE chat_messages DROP COLUMN reply_answered;
+ALTER TABLE chat_messages DROP COLUMN topic;
