@@ -67,10 +67,10 @@ func (s *Service) questionGroups(ctx context.Context, workspaceID int64, q Query
 	scond, sargs := sc.in("m")
 	tcond, targs := between("m.created_at", cur)
 	var rows []struct {
-		Topic    string    `db:"topic"`
-		N        int64     `db:"n"`
-		Answered int64     `db:"answered"`
-		Last     dbTime    `db:"last"`
+		Topic    string `db:"topic"`
+		N        int64  `db:"n"`
+		Answered int64  `db:"answered"`
+		Last     dbTime `db:"last"`
 	}
 	if err := store.Select(ctx, s.db.Reader(), &rows, `SELECT m.topic, COUNT(*) AS n,
 		SUM(CASE WHEN m.reply_answered = TRUE THEN 1 ELSE 0 END) AS answered, MAX(m.created_at) AS last
