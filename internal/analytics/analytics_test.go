@@ -244,8 +244,8 @@ func TestWindowsAndTimeZones(t *testing.T) {
 		ctx := context.Background()
 		for i, ts := range at {
 			var sid int64
-			if err := store.Get(ctx, a.DB.Writer(), &sid, `INSERT INTO chat_sessions (public_id, workspace_id, bot_id, messages,
-				created_at, last_message_at) VALUES (?, ?, ?, 1, ?, ?) RETURNING id`, fmt.Sprintf("sess-%d", i), ws, bot, ts, ts); err != nil {
+			if err := store.Get(ctx, a.DB.Writer(), &sid, `INSERT INTO chat_sessions (public_id, workspace_id, bot_id, messages, visitor_messages,
+				created_at, last_message_at) VALUES (?, ?, ?, 1, 1, ?, ?) RETURNING id`, fmt.Sprintf("sess-%d", i), ws, bot, ts, ts); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := store.Exec(ctx, a.DB.Writer(), `INSERT INTO chat_messages (public_id, session_id, workspace_id, bot_id,

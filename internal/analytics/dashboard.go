@@ -11,7 +11,7 @@ import (
 // Conditions shared by the reports.
 const (
 	// A conversation: a non-preview session in which the visitor wrote.
-	convCond = "s.preview = FALSE AND s.messages > 0"
+	convCond = "s.preview = FALSE AND s.visitor_messages > 0"
 	// A visitor message of a non-preview conversation carries a topic.
 	visitorCond = "m.role = 'user' AND m.topic IS NOT NULL"
 	// A question put to the bot (not to an operator, not while offline).
@@ -49,81 +49,86 @@ type DayPoint struct {
 	Credits       int64  `json:"credits"`
 }
 
-// Dashboard answers GET /analytics/dashboard.
+// Dashboard answers GET /analytics/dashboard. Each table is read once
+// for both windows (a pass of per-quarter-hour sums).
 func (s *Service) Dashboard(ctx context.Context, workspaceID int64, q Query) (*Dashboard, error) {
 	sc, cur, prev, err := s.prepare(ctx, workspaceID, q)
 	if err != nil {
 		return nil, err
 	}
 	d := &Dashboard{Window: cur, Previous: prev}
-	type metric struct {
-		dst                          *Compared
-		expr, from, alias, col, cond string
+	sess, err := s.pass(ctx, sc, cur, prev, "chat_sessions s", "s", "s.created_at", convCond,
+		"COUNT(*)", "SUM(CASE WHEN s.handoff_requested_at IS NOT NULL THEN 1 ELSE 0 END)")
+	if err != nil {
+		return nil, err
 	}
-	for _, m := range []metric{
-		{&d.Conversations, "COUNT(*)", "chat_sessions s", "s", "s.created_at", convCond},
-		{&d.VisitorMessages, "COUNT(*)", "chat_messages m", "m", "m.created_at", visitorCond},
-		{&d.UniqueVisitors, "COUNT(DISTINCT COALESCE(LOWER(l.email), s.public_id))",
-			"chat_sessions s LEFT JOIN leads l ON l.session_id = s.id", "s", "s.created_at", convCond},
-		{&d.Questions, "COUNT(*)", "chat_messages m", "m", "m.created_at", questionCond},
-		{&d.Answered, "COUNT(*)", "chat_messages m", "m", "m.created_at", questionCond + " AND m.reply_answered = TRUE"},
-		{&d.Handoffs, "COUNT(*)", "chat_sessions s", "s", "s.handoff_requested_at", "s.preview = FALSE"},
-		{&d.LeadsCaptured, "COUNT(*)", "leads l", "l", "l.captured_at", ""},
-		{&d.MeetingsBooked, "COUNT(*)", "leads l", "l", "l.meeting_booked_at", ""},
-		{&d.FollowUpsSent, "COUNT(*)", "lead_follow_ups f", "f", "f.created_at", ""},
-		{&d.RatingsUp, "COUNT(*)", "chat_messages m", "m", "m.created_at", "m.role = 'assistant' AND m.rating = 1"},
-		{&d.RatingsDown, "COUNT(*)", "chat_messages m", "m", "m.created_at", "m.role = 'assistant' AND m.rating = -1"},
-	} {
-		if *m.dst, err = s.both(ctx, sc, cur, prev, m.expr, m.from, m.alias, m.col, m.cond); err != nil {
-			return nil, err
-		}
+	d.Conversations, d.Handoffs = sess.compared(0, cur, prev), sess.compared(1, cur, prev)
+	msgs, err := s.pass(ctx, sc, cur, prev, "chat_messages m", "m", "m.created_at", "",
+		"SUM(CASE WHEN "+visitorCond+" THEN 1 ELSE 0 END)",
+		"SUM(CASE WHEN "+questionCond+" THEN 1 ELSE 0 END)",
+		"SUM(CASE WHEN "+questionCond+" AND m.reply_answered = TRUE THEN 1 ELSE 0 END)",
+		"SUM(CASE WHEN m.role = 'assistant' AND m.rating = 1 THEN 1 ELSE 0 END)",
+		"SUM(CASE WHEN m.role = 'assistant' AND m.rating = -1 THEN 1 ELSE 0 END)",
+		"SUM(CASE WHEN m.role = 'assistant' AND m.status = 'completed' THEN m.credits ELSE 0 END)")
+	if err != nil {
+		return nil, err
 	}
+	d.VisitorMessages, d.Questions, d.Answered = msgs.compared(0, cur, prev), msgs.compared(1, cur, prev), msgs.compared(2, cur, prev)
+	d.RatingsUp, d.RatingsDown = msgs.compared(3, cur, prev), msgs.compared(4, cur, prev)
+	captured, err := s.pass(ctx, sc, cur, prev, "leads l", "l", "l.captured_at", "", "COUNT(*)")
+	if err != nil {
+		return nil, err
+	}
+	d.LeadsCaptured = captured.compared(0, cur, prev)
+	meetings, err := s.pass(ctx, sc, cur, prev, "leads l", "l", "l.meeting_booked_at", "", "COUNT(*)")
+	if err != nil {
+		return nil, err
+	}
+	d.MeetingsBooked = meetings.compared(0, cur, prev)
+	follow, err := s.pass(ctx, sc, cur, prev, "lead_follow_ups f", "f", "f.created_at", "", "COUNT(*)", "SUM(f.credits)")
+	if err != nil {
+		return nil, err
+	}
+	d.FollowUpsSent = follow.compared(0, cur, prev)
+	docs, err := s.pass(ctx, sc, cur, prev, "documents m", "m", "m.created_at", "m.status = 'ready'", "SUM(m.credits)")
+	if err != nil {
+		return nil, err
+	}
+	credits := func(w Window) int64 { return msgs.total(5, w) + follow.total(1, w) + docs.total(0, w) }
+	d.CreditsSpent = Compared{credits(cur), credits(prev)}
 	d.UnansweredQuestions = Compared{d.Questions.Value - d.Answered.Value, d.Questions.Previous - d.Answered.Previous}
 	d.AnsweredRate = RateCompared{rate(int(d.Answered.Value), int(d.Questions.Value)), rate(int(d.Answered.Previous), int(d.Questions.Previous))}
 	d.Satisfaction = RateCompared{rate(int(d.RatingsUp.Value), int(d.RatingsUp.Value+d.RatingsDown.Value)),
 		rate(int(d.RatingsUp.Previous), int(d.RatingsUp.Previous+d.RatingsDown.Previous))}
-
-	credits := func(w Window) ([]int64, int64, error) {
-		var total int64
-		sum := make([]int64, w.Days)
-		for _, c := range []struct{ from, alias, col, cond string }{
-			{"chat_messages m", "m", "m.created_at", "m.role = 'assistant' AND m.status = 'completed'"},
-			{"lead_follow_ups m", "m", "m.created_at", ""},
-			{"documents m", "m", "m.created_at", "m.status = 'ready'"},
-		} {
-			ser, err := s.daily(ctx, sc, w, "SUM(m.credits)", c.from, c.alias, c.col, c.cond)
-			if err != nil {
-				return nil, 0, err
-			}
-			for i, v := range ser {
-				sum[i] += v
-				total += v
-			}
-		}
-		return sum, total, nil
-	}
-	credCur, totCur, err := credits(cur)
-	if err != nil {
-		return nil, err
-	}
-	_, totPrev, err := credits(prev)
-	if err != nil {
-		return nil, err
-	}
-	d.CreditsSpent = Compared{totCur, totPrev}
-	convs, err := s.daily(ctx, sc, cur, "COUNT(*)", "chat_sessions s", "s", "s.created_at", convCond)
-	if err != nil {
-		return nil, err
-	}
-	leads, err := s.daily(ctx, sc, cur, "COUNT(*)", "leads l", "l", "l.captured_at", "")
-	if err != nil {
-		return nil, err
-	}
+	convs, leads := sess.daily(0, cur), captured.daily(0, cur)
+	cm, cf, cd := msgs.daily(5, cur), follow.daily(1, cur), docs.daily(0, cur)
 	for i, day := range cur.dates() {
-		d.Series = append(d.Series, DayPoint{Date: day, Conversations: convs[i], Leads: leads[i], Credits: credCur[i]})
+		d.Series = append(d.Series, DayPoint{Date: day, Conversations: convs[i], Leads: leads[i], Credits: cm[i] + cf[i] + cd[i]})
 	}
 	if d.LeadsByTier, err = s.tiers(ctx, sc, cur); err != nil {
 		return nil, err
+	}
+	// Unique visitors: each anonymous conversation one, each e-mail one.
+	for _, w := range []struct {
+		win Window
+		dst *int64
+	}{{cur, &d.UniqueVisitors.Value}, {prev, &d.UniqueVisitors.Previous}} {
+		scond, sargs := sc.in("l")
+		tcond, targs := between("s.created_at", w.win)
+		var r struct {
+			With     int64 `db:"with_email"`
+			Distinct int64 `db:"emails"`
+		}
+		if err := store.Get(ctx, s.db.Reader(), &r, `SELECT COUNT(l.email) AS with_email, COUNT(DISTINCT LOWER(l.email)) AS emails
+			FROM leads l JOIN chat_sessions s ON s.id = l.session_id WHERE `+scond+` AND `+tcond+` AND `+convCond,
+			append(sargs, targs...)...); err != nil {
+			return nil, fmt.Errorf("analytics: visitors: %w", err)
+		}
+		conv := d.Conversations.Value
+		if w.dst == &d.UniqueVisitors.Previous {
+			conv = d.Conversations.Previous
+		}
+		*w.dst = conv - r.With + r.Distinct
 	}
 	return d, nil
 }
@@ -131,20 +136,27 @@ func (s *Service) Dashboard(ctx context.Context, workspaceID int64, q Query) (*D
 // tiers counts the current tier of the window's conversations; a
 // conversation not scored yet counts as unqualified.
 func (s *Service) tiers(ctx context.Context, sc scope, w Window) (map[string]int64, error) {
-	scond, sargs := sc.in("s")
+	scond, sargs := sc.in("l")
 	tcond, targs := between("s.created_at", w)
 	var rows []struct {
 		Tier string `db:"tier"`
 		N    int64  `db:"n"`
 	}
-	if err := store.Select(ctx, s.db.Reader(), &rows, `SELECT COALESCE(l.tier, 'unqualified') AS tier, COUNT(*) AS n
-		FROM chat_sessions s LEFT JOIN leads l ON l.session_id = s.id
-		WHERE `+scond+` AND `+tcond+` AND `+convCond+` GROUP BY 1`, append(sargs, targs...)...); err != nil {
+	if err := store.Select(ctx, s.db.Reader(), &rows, `SELECT l.tier, COUNT(*) AS n
+		FROM leads l JOIN chat_sessions s ON s.id = l.session_id
+		WHERE `+scond+` AND `+tcond+` AND `+convCond+` GROUP BY l.tier`, append(sargs, targs...)...); err != nil {
 		return nil, fmt.Errorf("analytics: tiers: %w", err)
 	}
+	conv, err := s.scalar(ctx, sc, w, "COUNT(*)", "chat_sessions s", "s", "s.created_at", convCond)
+	if err != nil {
+		return nil, err
+	}
 	out := map[string]int64{score.TierSQL: 0, score.TierMQL: 0, score.TierNurture: 0, score.TierUnqualified: 0}
+	var scored int64
 	for _, r := range rows {
 		out[r.Tier] += r.N
+		scored += r.N
 	}
+	out[score.TierUnqualified] += conv - scored
 	return out, nil
 }

@@ -3,6 +3,7 @@ package analytics
 import (
 	"context"
 	"fmt"
+	"sort"
 
 	"concierge/internal/billing"
 	"concierge/internal/store"
@@ -62,91 +63,149 @@ func (s *Service) Journey(ctx context.Context, workspaceID int64, q Query) (*Jou
 		return nil, err
 	}
 	j := &Journey{Window: cur, Previous: prev}
-	const first = "page_views p JOIN chat_sessions s ON s.id = p.session_id"
-	if j.Sessions, err = s.both(ctx, sc, cur, prev, "COUNT(*)", first, "p", "p.created_at", "p.position = 0 AND s.preview = FALSE"); err != nil {
+	// Page views exist only for non-preview conversations (the widget's
+	// signals endpoint refuses previews).
+	if j.Sessions, err = s.both(ctx, sc, cur, prev, "COUNT(*)", "page_views p", "p", "p.created_at", "p.position = 0"); err != nil {
 		return nil, err
 	}
 	scond, sargs := sc.in("p")
 	tcond, targs := between("p.created_at", cur)
 	args := append(sargs, targs...)
-	base := ` WHERE ` + scond + ` AND ` + tcond + ` AND s.preview = FALSE`
-	pages := func(extra string) ([]PageCount, error) {
-		out := []PageCount{}
-		err := store.Select(ctx, s.db.Reader(), &out, `SELECT p.url, COUNT(*) AS sessions FROM `+first+base+
-			` AND p.position = 0`+extra+` GROUP BY p.url ORDER BY sessions DESC, p.url LIMIT `+fmt.Sprint(journeyTop), args...)
-		return out, err
+	where := ` WHERE ` + scond + ` AND ` + tcond
+	// The first page of each session with where it came from: entry pages,
+	// chat starts, referrers and UTM sources in one read.
+	var firsts []struct {
+		URL   string  `db:"url"`
+		Ref   *string `db:"referrer_host"`
+		UTM   *string `db:"utm_source"`
+		Wrote bool    `db:"wrote"`
+		N     int64   `db:"n"`
 	}
-	if j.EntryPages, err = pages(""); err != nil {
+	if err := store.Select(ctx, s.db.Reader(), &firsts, `SELECT p.url, s.referrer_host, s.utm_source,
+		CASE WHEN s.visitor_messages > 0 THEN TRUE ELSE FALSE END AS wrote, COUNT(*) AS n
+		FROM page_views p JOIN chat_sessions s ON s.id = p.session_id`+where+` AND p.position = 0
+		GROUP BY p.url, s.referrer_host, s.utm_source, CASE WHEN s.visitor_messages > 0 THEN TRUE ELSE FALSE END`, args...); err != nil {
 		return nil, fmt.Errorf("analytics: entry pages: %w", err)
 	}
-	if j.ChatStartPages, err = pages(" AND s.messages > 0 AND EXISTS (SELECT 1 FROM chat_messages m WHERE m.session_id = s.id AND m.role = 'user')"); err != nil {
-		return nil, fmt.Errorf("analytics: chat start pages: %w", err)
-	}
-	sources := func(col string, fallback bool) ([]SourceCount, error) {
-		expr, cond := col, " AND "+col+" IS NOT NULL"
-		if fallback {
-			expr, cond = "COALESCE("+col+", 'direct')", ""
+	entry, starts, refs, utms := map[string]int64{}, map[string]int64{}, map[string]int64{}, map[string]int64{}
+	for _, f := range firsts {
+		entry[f.URL] += f.N
+		if f.Wrote {
+			starts[f.URL] += f.N
 		}
-		out := []SourceCount{}
-		err := store.Select(ctx, s.db.Reader(), &out, `SELECT `+expr+` AS source, COUNT(*) AS sessions FROM `+first+base+
-			` AND p.position = 0`+cond+` GROUP BY 1 ORDER BY sessions DESC, source LIMIT `+fmt.Sprint(journeyTop), args...)
-		return out, err
-	}
-	if j.Referrers, err = sources("s.referrer_host", true); err != nil {
-		return nil, fmt.Errorf("analytics: referrers: %w", err)
-	}
-	if j.UTMSources, err = sources("s.utm_source", false); err != nil {
-		return nil, fmt.Errorf("analytics: utm: %w", err)
-	}
-	var avg struct {
-		Sum int64 `db:"sum"`
-		N   int64 `db:"n"`
-	}
-	if err := store.Get(ctx, s.db.Reader(), &avg, `SELECT COALESCE(SUM(p.seconds), 0) AS sum, COUNT(*) AS n FROM `+first+base+
-		` AND p.seconds > 0`, args...); err != nil {
-		return nil, fmt.Errorf("analytics: time on page: %w", err)
-	}
-	if avg.N > 0 {
-		j.AverageTimeOnPage = round1(float64(avg.Sum) / float64(avg.N))
-	}
-	before := func(col string) (float64, error) {
-		var r struct {
-			Pages    int64 `db:"pages"`
-			Sessions int64 `db:"sessions"`
+		ref := "direct"
+		if f.Ref != nil && *f.Ref != "" {
+			ref = *f.Ref
 		}
-		err := store.Get(ctx, s.db.Reader(), &r, `SELECT COUNT(*) AS pages, COUNT(DISTINCT p.session_id) AS sessions
-			FROM `+first+` JOIN leads l ON l.session_id = p.session_id`+base+` AND l.`+col+` IS NOT NULL`, args...)
-		if err != nil || r.Sessions == 0 {
-			return 0, err
+		refs[ref] += f.N
+		if f.UTM != nil && *f.UTM != "" {
+			utms[*f.UTM] += f.N
 		}
-		return round1(float64(r.Pages) / float64(r.Sessions)), nil
 	}
-	if j.PagesBeforeLead, err = before("captured_at"); err != nil {
-		return nil, fmt.Errorf("analytics: pages before lead: %w", err)
-	}
-	if j.PagesBeforeMeeting, err = before("meeting_booked_at"); err != nil {
-		return nil, fmt.Errorf("analytics: pages before meeting: %w", err)
-	}
-	var conv []struct {
+	j.EntryPages, j.ChatStartPages = topPages(entry), topPages(starts)
+	j.Referrers, j.UTMSources = topSources(refs), topSources(utms)
+	// Every page seen: sessions and time on page.
+	var seen []struct {
 		URL      string `db:"url"`
 		Sessions int64  `db:"sessions"`
+		Seconds  int64  `db:"seconds"`
+		Timed    int64  `db:"timed"`
+	}
+	if err := store.Select(ctx, s.db.Reader(), &seen, `SELECT p.url, COUNT(*) AS sessions, SUM(p.seconds) AS seconds,
+		SUM(CASE WHEN p.seconds > 0 THEN 1 ELSE 0 END) AS timed FROM page_views p`+where+` GROUP BY p.url`, args...); err != nil {
+		return nil, fmt.Errorf("analytics: pages: %w", err)
+	}
+	var secs, timed int64
+	for _, p := range seen {
+		secs += p.Seconds
+		timed += p.Timed
+	}
+	if timed > 0 {
+		j.AverageTimeOnPage = round1(float64(secs) / float64(timed))
+	}
+	// What converting sessions saw, read from the leads (far fewer).
+	lcond, largs := sc.in("l")
+	var conv []struct {
+		URL      string `db:"url"`
 		Leads    int64  `db:"leads"`
 		Meetings int64  `db:"meetings"`
 		Either   int64  `db:"either"`
 	}
-	if err := store.Select(ctx, s.db.Reader(), &conv, `SELECT p.url, COUNT(*) AS sessions,
-		COUNT(l.captured_at) AS leads, COUNT(l.meeting_booked_at) AS meetings,
-		SUM(CASE WHEN l.captured_at IS NOT NULL OR l.meeting_booked_at IS NOT NULL THEN 1 ELSE 0 END) AS either
-		FROM `+first+` LEFT JOIN leads l ON l.session_id = p.session_id`+base+`
-		GROUP BY p.url ORDER BY sessions DESC, p.url LIMIT `+fmt.Sprint(journeyTop), args...); err != nil {
+	if err := store.Select(ctx, s.db.Reader(), &conv, `SELECT p.url, COUNT(l.captured_at) AS leads,
+		COUNT(l.meeting_booked_at) AS meetings, COUNT(*) AS either
+		FROM leads l JOIN page_views p ON p.session_id = l.session_id
+		WHERE `+lcond+` AND (l.captured_at IS NOT NULL OR l.meeting_booked_at IS NOT NULL) AND `+tcond+`
+		GROUP BY p.url`, append(largs, targs...)...); err != nil {
 		return nil, fmt.Errorf("analytics: page conversions: %w", err)
 	}
+	var before struct{ leadPages, leadSessions, meetPages, meetSessions int64 }
+	byURL := map[string]int{}
+	for i, c := range conv {
+		byURL[c.URL] = i
+		before.leadPages += c.Leads
+		before.meetPages += c.Meetings
+	}
+	var sessCount struct {
+		Leads    int64 `db:"leads"`
+		Meetings int64 `db:"meetings"`
+	}
+	if err := store.Get(ctx, s.db.Reader(), &sessCount, `SELECT COUNT(l.captured_at) AS leads, COUNT(l.meeting_booked_at) AS meetings
+		FROM leads l WHERE `+lcond+` AND (l.captured_at IS NOT NULL OR l.meeting_booked_at IS NOT NULL)
+		AND EXISTS (SELECT 1 FROM page_views p WHERE p.session_id = l.session_id AND `+tcond+`)`, append(largs, targs...)...); err != nil {
+		return nil, fmt.Errorf("analytics: converting sessions: %w", err)
+	}
+	if sessCount.Leads > 0 {
+		j.PagesBeforeLead = round1(float64(before.leadPages) / float64(sessCount.Leads))
+	}
+	if sessCount.Meetings > 0 {
+		j.PagesBeforeMeeting = round1(float64(before.meetPages) / float64(sessCount.Meetings))
+	}
+	sort.Slice(seen, func(a, b int) bool {
+		if seen[a].Sessions != seen[b].Sessions {
+			return seen[a].Sessions > seen[b].Sessions
+		}
+		return seen[a].URL < seen[b].URL
+	})
 	j.PageConversionRates = []PageConvert{}
-	for _, c := range conv {
-		j.PageConversionRates = append(j.PageConversionRates, PageConvert{URL: c.URL, Sessions: c.Sessions, Leads: c.Leads,
-			Meetings: c.Meetings, ConversionRate: rate(int(c.Either), int(c.Sessions))})
+	for _, p := range seen[:min(len(seen), journeyTop)] {
+		pc := PageConvert{URL: p.URL, Sessions: p.Sessions}
+		if i, ok := byURL[p.URL]; ok {
+			pc.Leads, pc.Meetings = conv[i].Leads, conv[i].Meetings
+			pc.ConversionRate = rate(int(conv[i].Either), int(p.Sessions))
+		}
+		j.PageConversionRates = append(j.PageConversionRates, pc)
 	}
 	return j, nil
+}
+
+// topPages are the most counted pages, at most journeyTop.
+func topPages(m map[string]int64) []PageCount {
+	out := make([]PageCount, 0, len(m))
+	for u, n := range m {
+		out = append(out, PageCount{URL: u, Sessions: n})
+	}
+	sort.Slice(out, func(a, b int) bool {
+		if out[a].Sessions != out[b].Sessions {
+			return out[a].Sessions > out[b].Sessions
+		}
+		return out[a].URL < out[b].URL
+	})
+	return out[:min(len(out), journeyTop)]
+}
+
+// topSources are the most counted sources, at most journeyTop.
+func topSources(m map[string]int64) []SourceCount {
+	out := make([]SourceCount, 0, len(m))
+	for u, n := range m {
+		out = append(out, SourceCount{Source: u, Sessions: n})
+	}
+	sort.Slice(out, func(a, b int) bool {
+		if out[a].Sessions != out[b].Sessions {
+			return out[a].Sessions > out[b].Sessions
+		}
+		return out[a].Source < out[b].Source
+	})
+	return out[:min(len(out), journeyTop)]
 }
 
 func round1(v float64) float64 { return float64(int(v*10+0.5)) / 10 }

@@ -3,6 +3,7 @@ package analytics
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"concierge/internal/store"
@@ -42,31 +43,6 @@ func (s *Service) bucket(col string) string {
 		return fmt.Sprintf("CAST(FLOOR(EXTRACT(EPOCH FROM %s) / %d) AS BIGINT)", col, bucketSeconds)
 	}
 	return fmt.Sprintf("(CAST(strftime('%%s', %s) AS INTEGER) / %d)", col, bucketSeconds)
-}
-
-// daily sums expr per day of the window (in its time zone), zero-filled.
-func (s *Service) daily(ctx context.Context, sc scope, w Window, expr, from, alias, timeCol, cond string, args ...any) ([]int64, error) {
-	scond, sargs := sc.in(alias)
-	tcond, targs := between(timeCol, w)
-	q := `SELECT ` + s.bucket(timeCol) + ` AS b, COALESCE(` + expr + `, 0) AS n FROM ` + from + ` WHERE ` + scond + ` AND ` + tcond
-	if cond != "" {
-		q += ` AND ` + cond
-	}
-	q += ` GROUP BY 1`
-	var rows []struct {
-		B int64 `db:"b"`
-		N int64 `db:"n"`
-	}
-	if err := store.Select(ctx, s.db.Reader(), &rows, q, append(append(sargs, targs...), args...)...); err != nil {
-		return nil, fmt.Errorf("analytics: series: %w", err)
-	}
-	out := make([]int64, w.Days)
-	for _, r := range rows {
-		if i := w.dayIndex(time.Unix(r.B*bucketSeconds, 0)); i >= 0 {
-			out[i] += r.N
-		}
-	}
-	return out, nil
 }
 
 // Compared is a total with the same total for the previous window.
@@ -119,4 +95,78 @@ func (d *dbTime) parse(s string) error {
 		}
 	}
 	return fmt.Errorf("analytics: cannot parse time %q", s)
+}
+
+// sums is a pass's per-quarter-hour sums of several expressions.
+type sums struct {
+	buckets []int64   // quarter hours, ascending
+	vals    [][]int64 // per bucket, per expression
+}
+
+// pass reads, in one scan of the rows of both windows (prev then cur, one
+// span), the per-quarter-hour sums of exprs.
+func (s *Service) pass(ctx context.Context, sc scope, cur, prev Window, from, alias, timeCol, cond string, exprs ...string) (*sums, error) {
+	scond, sargs := sc.in(alias)
+	span := Window{Start: prev.Start, End: cur.End}
+	tcond, targs := between(timeCol, span)
+	cols := make([]string, len(exprs))
+	for i, e := range exprs {
+		cols[i] = "COALESCE(" + e + ", 0)"
+	}
+	q := `SELECT ` + s.bucket(timeCol) + ` AS b, ` + strings.Join(cols, ", ") + ` FROM ` + from + ` WHERE ` + scond + ` AND ` + tcond
+	if cond != "" {
+		q += ` AND ` + cond
+	}
+	q += ` GROUP BY 1 ORDER BY 1`
+	rows, err := s.db.Reader().QueryxContext(ctx, s.db.Reader().Rebind(q), append(sargs, targs...)...)
+	if err != nil {
+		return nil, fmt.Errorf("analytics: pass: %w", err)
+	}
+	defer rows.Close()
+	out := &sums{}
+	for rows.Next() {
+		v := make([]int64, len(exprs))
+		var b int64
+		dst := []any{&b}
+		for i := range v {
+			dst = append(dst, &v[i])
+		}
+		if err := rows.Scan(dst...); err != nil {
+			return nil, fmt.Errorf("analytics: pass: %w", err)
+		}
+		out.buckets = append(out.buckets, b)
+		out.vals = append(out.vals, v)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("analytics: pass: %w", err)
+	}
+	return out, nil
+}
+
+// total is expression i's sum within w.
+func (p *sums) total(i int, w Window) int64 {
+	var n int64
+	lo, hi := w.Start.Unix()/bucketSeconds, w.End.Unix()/bucketSeconds
+	for k, b := range p.buckets {
+		if b >= lo && b < hi {
+			n += p.vals[k][i]
+		}
+	}
+	return n
+}
+
+// compared is expression i's sum in cur and in prev.
+func (p *sums) compared(i int, cur, prev Window) Compared {
+	return Compared{Value: p.total(i, cur), Previous: p.total(i, prev)}
+}
+
+// daily is expression i's sum per day of w, zero-filled.
+func (p *sums) daily(i int, w Window) []int64 {
+	out := make([]int64, w.Days)
+	for k, b := range p.buckets {
+		if d := w.dayIndex(time.Unix(b*bucketSeconds, 0)); d >= 0 {
+			out[d] += p.vals[k][i]
+		}
+	}
+	return out
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"concierge/internal/store"
@@ -29,15 +30,6 @@ type FunnelStage struct {
 	ShareOfFirstStep float64 `json:"share_of_conversations" doc:"count / conversations."`
 }
 
-var funnelStages = []struct{ name, cond string }{
-	{"conversations", ""},
-	{"engaged", "(SELECT COUNT(*) FROM chat_messages m WHERE m.session_id = s.id AND m.role = 'user') >= 2"},
-	{"contact_captured", "l.captured_at IS NOT NULL"},
-	{"mql_or_better", "l.tier IN ('mql', 'sql')"},
-	{"sql", "l.tier = 'sql'"},
-	{"meeting_booked", "l.meeting_booked_at IS NOT NULL"},
-}
-
 // Funnel answers GET /analytics/qualification-funnel.
 func (s *Service) Funnel(ctx context.Context, workspaceID int64, q Query) (*Funnel, error) {
 	sc, cur, prev, err := s.prepare(ctx, workspaceID, q)
@@ -45,30 +37,31 @@ func (s *Service) Funnel(ctx context.Context, workspaceID int64, q Query) (*Funn
 		return nil, err
 	}
 	f := &Funnel{Window: cur, Previous: prev, Tiers: map[string]int{}}
-	from := "chat_sessions s LEFT JOIN leads l ON l.session_id = s.id"
-	cond := convCond
-	var before int64
-	for i, st := range funnelStages {
-		if st.cond != "" {
-			cond += " AND " + st.cond
-		}
-		c, err := s.both(ctx, sc, cur, prev, "COUNT(*)", from, "s", "s.created_at", cond)
-		if err != nil {
-			return nil, err
-		}
-		fs := FunnelStage{Stage: st.name, Count: c.Value, Previous: c.Previous}
+	sess, err := s.pass(ctx, sc, cur, prev, "chat_sessions s", "s", "s.created_at", convCond,
+		"COUNT(*)", "SUM(CASE WHEN s.visitor_messages >= 2 THEN 1 ELSE 0 END)")
+	if err != nil {
+		return nil, err
+	}
+	// Each stage is a subset of the one before.
+	const engaged = "s.visitor_messages >= 2 AND l.captured_at IS NOT NULL"
+	lead, err := s.pass(ctx, sc, cur, prev, "leads l JOIN chat_sessions s ON s.id = l.session_id", "l", "s.created_at", convCond,
+		"SUM(CASE WHEN "+engaged+" THEN 1 ELSE 0 END)",
+		"SUM(CASE WHEN "+engaged+" AND l.tier IN ('mql', 'sql') THEN 1 ELSE 0 END)",
+		"SUM(CASE WHEN "+engaged+" AND l.tier = 'sql' THEN 1 ELSE 0 END)",
+		"SUM(CASE WHEN "+engaged+" AND l.tier = 'sql' AND l.meeting_booked_at IS NOT NULL THEN 1 ELSE 0 END)")
+	if err != nil {
+		return nil, err
+	}
+	counts := []Compared{sess.compared(0, cur, prev), sess.compared(1, cur, prev), lead.compared(0, cur, prev),
+		lead.compared(1, cur, prev), lead.compared(2, cur, prev), lead.compared(3, cur, prev)}
+	for i, name := range []string{"conversations", "engaged", "contact_captured", "mql_or_better", "sql", "meeting_booked"} {
+		c := counts[i]
+		fs := FunnelStage{Stage: name, Count: c.Value, Previous: c.Previous, ShareOfFirstStep: rate(int(c.Value), int(counts[0].Value))}
 		if i == 0 {
 			fs.ConversionRate = rate(int(c.Value), int(c.Value))
 		} else {
-			fs.ConversionRate = rate(int(c.Value), int(before))
+			fs.ConversionRate = rate(int(c.Value), int(counts[i-1].Value))
 		}
-		fs.ShareOfFirstStep = 0
-		if len(f.Stages) > 0 {
-			fs.ShareOfFirstStep = rate(int(c.Value), int(f.Stages[0].Count))
-		} else {
-			fs.ShareOfFirstStep = fs.ConversionRate
-		}
-		before = c.Value
 		f.Stages = append(f.Stages, fs)
 	}
 	tiers, err := s.tiers(ctx, sc, cur)
@@ -78,22 +71,24 @@ func (s *Service) Funnel(ctx context.Context, workspaceID int64, q Query) (*Funn
 	for k, v := range tiers {
 		f.Tiers[k] = int(v)
 	}
-	// Time to qualify: the first change to mql or sql of each conversation.
-	scond, sargs := sc.in("s")
+	// Time to qualify: the first change to mql or sql of each conversation
+	// (read from the changes, which come after the conversation started).
+	scond, sargs := sc.in("c")
 	tcond, targs := between("s.created_at", cur)
 	var rows []struct {
-		Start time.Time `db:"created_at"`
-		At    dbTime    `db:"at"`
+		Start dbTime `db:"started"`
+		At    dbTime `db:"at"`
 	}
-	if err := store.Select(ctx, s.db.Reader(), &rows, `SELECT s.created_at, MIN(c.created_at) AS at
-		FROM chat_sessions s JOIN lead_tier_changes c ON c.session_id = s.id AND c.to_tier IN ('mql', 'sql')
-		WHERE `+scond+` AND `+tcond+` AND `+convCond+` GROUP BY s.id, s.created_at`, append(sargs, targs...)...); err != nil {
+	if err := store.Select(ctx, s.db.Reader(), &rows, `SELECT MIN(s.created_at) AS started, MIN(c.created_at) AS at
+		FROM lead_tier_changes c JOIN chat_sessions s ON s.id = c.session_id
+		WHERE `+scond+` AND c.created_at >= ? AND c.to_tier IN ('mql', 'sql') AND `+tcond+` AND `+convCond+`
+		GROUP BY c.session_id`, append(append(sargs, cur.Start), targs...)...); err != nil {
 		return nil, fmt.Errorf("analytics: time to qualify: %w", err)
 	}
 	if len(rows) > 0 {
 		secs := make([]int64, len(rows))
 		for i, r := range rows {
-			secs[i] = max(0, int64(r.At.Time.Sub(r.Start)/time.Second))
+			secs[i] = max(0, int64(r.At.Sub(r.Start.Time)/time.Second))
 		}
 		m := median(secs)
 		f.MedianSecondsToQualify = &m
@@ -147,31 +142,20 @@ func (s *Service) Ratings(ctx context.Context, workspaceID int64, q Query) (*Rat
 	}
 	r := &Ratings{Window: cur, Previous: prev}
 	const asst = "m.role = 'assistant' AND m.status = 'completed'"
-	if r.Up, err = s.both(ctx, sc, cur, prev, "COUNT(*)", "chat_messages m", "m", "m.created_at", asst+" AND m.rating = 1"); err != nil {
-		return nil, err
-	}
-	if r.Down, err = s.both(ctx, sc, cur, prev, "COUNT(*)", "chat_messages m", "m", "m.created_at", asst+" AND m.rating = -1"); err != nil {
-		return nil, err
-	}
-	r.Rated = Compared{r.Up.Value + r.Down.Value, r.Up.Previous + r.Down.Previous}
-	replies, err := s.scalar(ctx, sc, cur, "COUNT(*)", "chat_messages m", "m", "m.created_at", asst)
+	p, err := s.pass(ctx, sc, cur, prev, "chat_messages m", "m", "m.created_at", asst,
+		"SUM(CASE WHEN m.rating = 1 THEN 1 ELSE 0 END)", "SUM(CASE WHEN m.rating = -1 THEN 1 ELSE 0 END)", "COUNT(*)")
 	if err != nil {
 		return nil, err
 	}
-	r.RatedShare = rate(int(r.Rated.Value), int(replies))
+	r.Up, r.Down = p.compared(0, cur, prev), p.compared(1, cur, prev)
+	r.Rated = Compared{r.Up.Value + r.Down.Value, r.Up.Previous + r.Down.Previous}
+	r.RatedShare = rate(int(r.Rated.Value), int(p.total(2, cur)))
 	r.Satisfaction = RateCompared{rate(int(r.Up.Value), int(r.Rated.Value)), rate(int(r.Up.Previous), int(r.Rated.Previous))}
 	if r.Rated.Value > 0 {
 		r.Average = float64(int(float64(r.Up.Value-r.Down.Value)/float64(r.Rated.Value)*10000)) / 10000
 	}
 	r.Distribution = map[string]int{"up": int(r.Up.Value), "down": int(r.Down.Value)}
-	up, err := s.daily(ctx, sc, cur, "COUNT(*)", "chat_messages m", "m", "m.created_at", asst+" AND m.rating = 1")
-	if err != nil {
-		return nil, err
-	}
-	down, err := s.daily(ctx, sc, cur, "COUNT(*)", "chat_messages m", "m", "m.created_at", asst+" AND m.rating = -1")
-	if err != nil {
-		return nil, err
-	}
+	up, down := p.daily(0, cur), p.daily(1, cur)
 	for i, d := range cur.dates() {
 		r.Series = append(r.Series, RatingDay{Date: d, Up: up[i], Down: down[i]})
 	}
@@ -223,17 +207,16 @@ type OutcomeCount struct {
 	Rate     float64 `json:"rate" doc:"count / conversations."`
 }
 
-// outcomeExpr classifies a conversation s (live chat's outcome column,
-// refined by whether every question was answered).
-const outcomeExpr = `CASE
-	WHEN s.outcome = 'resolved' THEN 'resolved_by_operator'
-	WHEN s.outcome = 'abandoned' THEN 'abandoned'
-	WHEN s.outcome = 'handed_off' OR s.handoff_requested_at IS NOT NULL THEN 'handed_off'
-	WHEN EXISTS (SELECT 1 FROM chat_messages m WHERE m.session_id = s.id AND m.role = 'user' AND m.reply_answered = FALSE) THEN 'unanswered'
-	WHEN EXISTS (SELECT 1 FROM chat_messages m WHERE m.session_id = s.id AND m.role = 'user' AND m.reply_answered = TRUE) THEN 'resolved_by_bot'
-	ELSE 'no_question' END`
-
-var outcomes = []string{"resolved_by_bot", "unanswered", "handed_off", "resolved_by_operator", "abandoned", "no_question"}
+// outcomeConds classify a conversation s: the first that holds is its
+// outcome (live chat's outcome column, then the bot's replies).
+var outcomeConds = []struct{ name, cond string }{
+	{"resolved_by_operator", "s.outcome = 'resolved'"},
+	{"abandoned", "s.outcome = 'abandoned'"},
+	{"handed_off", "(s.outcome = 'handed_off' OR s.handoff_requested_at IS NOT NULL)"},
+	{"unanswered", "s.unanswered_replies > 0"},
+	{"resolved_by_bot", "s.answered_replies > 0"},
+	{"no_question", "1 = 1"},
+}
 
 // Resolution answers GET /analytics/resolution-summary.
 func (s *Service) Resolution(ctx context.Context, workspaceID int64, q Query) (*Resolution, error) {
@@ -242,52 +225,41 @@ func (s *Service) Resolution(ctx context.Context, workspaceID int64, q Query) (*
 		return nil, err
 	}
 	r := &Resolution{Window: cur, Previous: prev, Outcomes: map[string]OutcomeCount{}}
-	count := func(w Window) (map[string]int64, error) {
-		scond, sargs := sc.in("s")
-		tcond, targs := between("s.created_at", w)
-		var rows []struct {
-			O string `db:"o"`
-			N int64  `db:"n"`
-		}
-		if err := store.Select(ctx, s.db.Reader(), &rows, `SELECT `+outcomeExpr+` AS o, COUNT(*) AS n FROM chat_sessions s
-			WHERE `+scond+` AND `+tcond+` AND `+convCond+` GROUP BY 1`, append(sargs, targs...)...); err != nil {
-			return nil, fmt.Errorf("analytics: outcomes: %w", err)
-		}
-		out := map[string]int64{}
-		for _, x := range rows {
-			out[x.O] += x.N
-		}
-		return out, nil
+	var b strings.Builder
+	b.WriteString("CASE")
+	for i, o := range outcomeConds {
+		fmt.Fprintf(&b, " WHEN %s THEN %d", o.cond, i)
 	}
-	a, err := count(cur)
+	b.WriteString(" END")
+	exprs := make([]string, len(outcomeConds))
+	for i := range outcomeConds {
+		exprs[i] = fmt.Sprintf("SUM(CASE WHEN %s = %d THEN 1 ELSE 0 END)", b.String(), i)
+	}
+	p, err := s.pass(ctx, sc, cur, prev, "chat_sessions s", "s", "s.created_at", convCond, exprs...)
 	if err != nil {
 		return nil, err
 	}
-	b, err := count(prev)
-	if err != nil {
-		return nil, err
+	for i := range outcomeConds {
+		c := p.compared(i, cur, prev)
+		r.Total.Value += c.Value
+		r.Total.Previous += c.Previous
 	}
-	for _, o := range outcomes {
-		r.Total.Value += a[o]
-		r.Total.Previous += b[o]
+	for i, o := range outcomeConds {
+		c := p.compared(i, cur, prev)
+		r.Outcomes[o.name] = OutcomeCount{Count: c.Value, Previous: c.Previous, Rate: rate(int(c.Value), int(r.Total.Value))}
 	}
-	for _, o := range outcomes {
-		r.Outcomes[o] = OutcomeCount{Count: a[o], Previous: b[o], Rate: rate(int(a[o]), int(r.Total.Value))}
-	}
+	r.HandoffTimeouts = p.compared(1, cur, prev)
 	scond, sargs := sc.in("s")
-	tcond, targs := between("s.handoff_requested_at", cur)
+	tcond, targs := between("s.created_at", cur)
 	var secs []int64
 	if err := store.Select(ctx, s.db.Reader(), &secs, `SELECT s.first_operator_reply_seconds FROM chat_sessions s
-		WHERE `+scond+` AND `+tcond+` AND s.first_operator_reply_seconds IS NOT NULL`, append(sargs, targs...)...); err != nil {
+		WHERE `+scond+` AND `+tcond+` AND s.handoff_requested_at IS NOT NULL AND s.first_operator_reply_seconds IS NOT NULL`,
+		append(sargs, targs...)...); err != nil {
 		return nil, fmt.Errorf("analytics: first reply: %w", err)
 	}
 	if len(secs) > 0 {
 		m := median(secs)
 		r.MedianFirstReplySeconds = &m
-	}
-	if r.HandoffTimeouts, err = s.both(ctx, sc, cur, prev, "COUNT(*)", "chat_sessions s", "s", "s.handoff_requested_at",
-		"s.outcome = 'abandoned'"); err != nil {
-		return nil, err
 	}
 	return r, nil
 }

@@ -98,6 +98,7 @@ type App struct {
 	Knowledge     *knowledge.Service
 	Chat          *chat.Service
 	Leads         *lead.Service
+	Analytics     *analytics.Service
 	Webhooks      *webhook.Service
 	LiveChat      *livechat.Service
 	Mailer        mail.Mailer
@@ -264,6 +265,7 @@ func New(ctx context.Context, cfg config.Config, opts Options) (_ *App, err erro
 	a.Leads = lead.New(lead.Deps{DB: a.DB, Billing: a.Billing, Bots: a.Bots, Queue: a.Queue, Checker: checker,
 		Refiner: refiner, Clock: a.Clock, Logger: a.Log}, opts.Leads)
 	a.Leads.RegisterJobs(a.Pool)
+	a.Analytics = analytics.New(analytics.Deps{DB: a.DB, Billing: a.Billing, Clock: a.Clock})
 	a.LiveChat = livechat.New(livechat.Deps{DB: a.DB, Billing: a.Billing, Queue: a.Queue, Clock: a.Clock, Logger: a.Log,
 		DatabaseURL: cfg.DatabaseURL.Reveal()})
 	a.LiveChat.RegisterJobs(a.Pool)
@@ -307,7 +309,7 @@ func New(ctx context.Context, cfg config.Config, opts Options) (_ *App, err erro
 		Knowledge:        a.Knowledge,
 		Chat:             a.Chat,
 		Leads:            a.Leads,
-		Analytics:        analytics.New(analytics.Deps{DB: a.DB, Billing: a.Billing, Clock: a.Clock}),
+		Analytics:        a.Analytics,
 		IDP:              a.IDP,
 		Webhooks:         a.Webhooks,
 		Ready:            a.DB.Ping,

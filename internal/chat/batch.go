@@ -205,8 +205,10 @@ func (s *Service) recordBatchTx(ctx context.Context, tx *sqlx.Tx, ws []*replyWri
 	// Existing sessions, in id order for the same reason.
 	slices.SortStableFunc(continued, func(a, b *replyWrite) int { return cmp.Compare(a.p.sessionID, b.p.sessionID) })
 	for _, w := range continued {
-		if _, err := store.Exec(ctx, tx, `UPDATE chat_sessions SET messages = messages + 2, last_message_at = ?
-			WHERE id = ?`, now, w.p.sessionID); err != nil {
+		if _, err := store.Exec(ctx, tx, `UPDATE chat_sessions SET messages = messages + 2,
+			visitor_messages = visitor_messages + 1, answered_replies = answered_replies + ?,
+			unanswered_replies = unanswered_replies + ?, last_message_at = ? WHERE id = ?`, b2i(w.ans.Answered),
+			b2i(!w.ans.Answered), now, w.p.sessionID); err != nil {
 			return err
 		}
 	}
@@ -234,7 +236,7 @@ func (s *Service) insertSessions(ctx context.Context, tx *sqlx.Tx, ws []*replyWr
 	for _, n := range store.PowerChunks(len(ws), 64) {
 		chunk := ws[:n]
 		ws = ws[n:]
-		args := make([]any, 0, 8*n)
+		args := make([]any, 0, 11*n)
 		byPublic := make(map[string]*pending, n)
 		for _, w := range chunk {
 			p := w.p
@@ -243,12 +245,14 @@ func (s *Service) insertSessions(ctx context.Context, tx *sqlx.Tx, ws []*replyWr
 			if p.req.Origin != "" {
 				origin = p.req.Origin
 			}
-			args = append(args, p.publicID, b.WorkspaceID, b.ID, p.req.Preview, origin, 2, now, now)
+			args = append(args, p.publicID, b.WorkspaceID, b.ID, p.req.Preview, origin, 2, 1, b2i(w.ans.Answered),
+				b2i(!w.ans.Answered), now, now)
 			byPublic[p.publicID] = p
 		}
 		var got []sessionRow
 		if err := store.Select(ctx, tx, &got, `INSERT INTO chat_sessions (public_id, workspace_id, bot_id, preview,
-			origin, messages, created_at, last_message_at) VALUES `+store.Rows(n, 8)+` RETURNING id, public_id`,
+			origin, messages, visitor_messages, answered_replies, unanswered_replies, created_at, last_message_at)
+			VALUES `+store.Rows(n, 11)+` RETURNING id, public_id`,
 			args...); err != nil {
 			return err
 		}
@@ -294,4 +298,12 @@ func (s *Service) insertExchanges(ctx context.Context, tx *sqlx.Tx, ws []*replyW
 		}
 	}
 	return nil
+}
+
+// b2i is 1 for true.
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -101,7 +101,8 @@ func (s *Service) addUserMessageTx(ctx context.Context, tx store.Q, p *pending, 
 		secret.OrderedToken("msg_", 12), p.sessionID, b.WorkspaceID, b.ID, p.req.Message, questionTopic(p), now, now); err != nil {
 		return err
 	}
-	_, err := store.Exec(ctx, tx, `UPDATE chat_sessions SET messages = messages + ?, last_message_at = ? WHERE id = ?`,
+	_, err := store.Exec(ctx, tx, `UPDATE chat_sessions SET messages = messages + ?, visitor_messages = visitor_messages + 1,
+		last_message_at = ? WHERE id = ?`,
 		added, now, p.sessionID)
 	return err
 }
@@ -245,7 +246,8 @@ func (s *Service) complete(ctx context.Context, p *pending, ans Answer, sources 
 		if n == 0 {
 			return apperr.Conflict("the reply was settled before it completed")
 		}
-		if _, err = store.Exec(ctx, tx, `UPDATE chat_sessions SET last_message_at = ? WHERE id = ?`, now, p.sessionID); err != nil {
+		if _, err = store.Exec(ctx, tx, `UPDATE chat_sessions SET last_message_at = ?, answered_replies = answered_replies + ?,
+			unanswered_replies = unanswered_replies + ? WHERE id = ?`, now, b2i(ans.Answered), b2i(!ans.Answered), p.sessionID); err != nil {
 			return err
 		}
 		if p.questionID != 0 && !p.req.Preview {

@@ -347,8 +347,12 @@ func (s *Service) addMessageTx(ctx context.Context, tx store.Q, sess *session, r
 		pub, sess.ID, sess.WorkspaceID, sess.BotID, role, text, topic, now, now); err != nil {
 		return 0, err
 	}
-	if _, err := store.Exec(ctx, tx, `UPDATE chat_sessions SET messages = messages + 1, last_message_at = ? WHERE id = ?`,
-		now, sess.ID); err != nil {
+	visitor := 0
+	if role == "user" {
+		visitor = 1
+	}
+	if _, err := store.Exec(ctx, tx, `UPDATE chat_sessions SET messages = messages + 1, visitor_messages = visitor_messages + ?,
+		last_message_at = ? WHERE id = ?`, visitor, now, sess.ID); err != nil {
 		return 0, err
 	}
 	d := map[string]any{"session_id": sess.PublicID, "message_id": pub, "role": role, "text": text,

@@ -7,11 +7,25 @@
 ALTER TABLE chat_messages ADD COLUMN topic TEXT;
 ALTER TABLE chat_messages ADD COLUMN reply_answered BOOLEAN;
 
+-- Visitor messages of the conversation (messages counts both sides):
+-- "engaged" in the qualification funnel is two or more.
+ALTER TABLE chat_sessions ADD COLUMN visitor_messages INTEGER NOT NULL DEFAULT 0;
+-- The bot's replies that answered, and that said it did not know: the
+-- resolution summary reads them without reading the messages.
+ALTER TABLE chat_sessions ADD COLUMN answered_replies INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE chat_sessions ADD COLUMN unanswered_replies INTEGER NOT NULL DEFAULT 0;
+
 -- Where the visitor came from (the first referrer reported), for the
 -- journey summary.
 ALTER TABLE chat_sessions ADD COLUMN referrer_host TEXT;
 ALTER TABLE chat_sessions ADD COLUMN utm_source TEXT;
-CREATE INDEX chat_sessions_bot_created ON chat_sessions (bot_id, created_at);
+-- The reports read conversations of a window from this index alone.
+CREATE INDEX chat_sessions_bot_created ON chat_sessions (bot_id, created_at, preview, visitor_messages,
+    answered_replies, unanswered_replies, outcome, handoff_requested_at);
+-- And messages (replacing the index on bot and time, of which this one
+-- is a widening).
+DROP INDEX chat_messages_bot;
+CREATE INDEX chat_messages_bot ON chat_messages (bot_id, created_at, role, status, reply_answered, rating, credits, topic);
 
 -- The pages a conversation's visitor was seen on, in order (position 0 is
 -- the page the session started on), with the longest time reported.
@@ -25,7 +39,7 @@ CREATE TABLE page_views (
     created_at   TIMESTAMPTZ NOT NULL,
     PRIMARY KEY (session_id, url)
 );
-CREATE INDEX page_views_bot ON page_views (bot_id, created_at);
+CREATE INDEX page_views_bot ON page_views (bot_id, created_at, position, url, seconds);
 
 CREATE INDEX leads_bot_captured ON leads (bot_id, captured_at);
 CREATE INDEX leads_bot_meeting ON leads (bot_id, meeting_booked_at);
@@ -49,7 +63,12 @@ DROP INDEX leads_bot_meeting;
 DROP INDEX leads_bot_captured;
 DROP TABLE page_views;
 DROP INDEX chat_sessions_bot_created;
+DROP INDEX chat_messages_bot;
+CREATE INDEX chat_messages_bot ON chat_messages (bot_id, created_at);
 ALTER TABLE chat_sessions DROP COLUMN utm_source;
 ALTER TABLE chat_sessions DROP COLUMN referrer_host;
+ALTER TABLE chat_sessions DROP COLUMN unanswered_replies;
+ALTER TABLE chat_sessions DROP COLUMN answered_replies;
+ALTER TABLE chat_sessions DROP COLUMN visitor_messages;
 ALTER TABLE chat_messages DROP COLUMN reply_answered;
 ALTER TABLE chat_messages DROP COLUMN topic;
