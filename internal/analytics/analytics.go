@@ -16,6 +16,7 @@ import (
 	"concierge/internal/apperr"
 	"concierge/internal/billing"
 	"concierge/internal/clock"
+	"concierge/internal/retrieval"
 	"concierge/internal/store"
 )
 
@@ -24,11 +25,19 @@ type Billing interface {
 	Standing(ctx context.Context, workspaceID int64) (*billing.Entitlements, error)
 }
 
+// Searcher finds the passages closest to a question (retrieval.Service).
+type Searcher interface {
+	Search(ctx context.Context, workspaceID, botID int64, query string, k int) ([]retrieval.Hit, error)
+}
+
 // Deps are the collaborators of a Service.
 type Deps struct {
 	DB      *store.DB
 	Billing Billing
 	Clock   clock.Clock
+	// Search, when set, shows beside each unanswered group the closest
+	// passage the knowledge base has.
+	Search Searcher
 }
 
 // Service answers the analytics endpoints.
@@ -36,6 +45,7 @@ type Service struct {
 	db      *store.DB
 	billing Billing
 	clock   clock.Clock
+	search  Searcher
 }
 
 // New builds the service.
@@ -43,7 +53,7 @@ func New(d Deps) *Service {
 	if d.Clock == nil {
 		d.Clock = clock.Real{}
 	}
-	return &Service{db: d.DB, billing: d.Billing, clock: d.Clock}
+	return &Service{db: d.DB, billing: d.Billing, clock: d.Clock, search: d.Search}
 }
 
 // Query is what every report is asked with.

@@ -125,9 +125,9 @@ func TestReportsFromRealTraffic(t *testing.T) {
 			t.Fatalf("lead: %d %s", r.Status, r.Body)
 		}
 		// Visitor 2 and 3: the same unanswerable question in other words.
-		r3 := chat(t, a, botKey, "", "what is the phone number of the shop?")
+		r3 := chat(t, a, botKey, "", "what is the phone number of the bakery?")
 		a.Clock.Advance(time.Minute)
-		r4 := chat(t, a, botKey, "", "phone number of your shop")
+		r4 := chat(t, a, botKey, "", "phone number of your bakery")
 		if r3.Answered || r4.Answered {
 			t.Fatalf("nothing says the phone number: %+v %+v", r3, r4)
 		}
@@ -170,6 +170,10 @@ func TestReportsFromRealTraffic(t *testing.T) {
 		if g["count"].(float64) != 2 || len(g["session_ids"].([]any)) != 2 || len(g["variants"].([]any)) != 1 {
 			t.Errorf("unanswered group: %v", g)
 		}
+		cp, ok := g["closest_passage"].(map[string]any)
+		if !ok || !strings.Contains(cp["text"].(string), "bakery") || cp["coverage"].(float64) >= 0.65 {
+			t.Errorf("closest passage of the unanswered group: %v", g["closest_passage"])
+		}
 		top := get(t, a, key, "/analytics/top-questions?limit=10", 200)
 		if n := len(top["groups"].([]any)); n != 3 {
 			t.Errorf("top questions: %d groups, want 3 (price, delivery, phone): %v", n, top)
@@ -182,7 +186,7 @@ func TestReportsFromRealTraffic(t *testing.T) {
 			t.Errorf("a dismissed group still shows: %v", un)
 		}
 		a.Clock.Advance(time.Minute)
-		chat(t, a, botKey, "", "shop phone number?")
+		chat(t, a, botKey, "", "bakery phone number?")
 		if un := get(t, a, key, "/analytics/unanswered-questions", 200); len(un["groups"].([]any)) != 1 {
 			t.Errorf("a dismissed group asked again does not come back: %v", un)
 		}

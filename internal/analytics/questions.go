@@ -28,6 +28,19 @@ type QuestionGroup struct {
 	Variants       []string  `json:"variants" doc:"Other wordings asked (at most 10)."`
 	LastAsked      time.Time `json:"last_asked"`
 	SessionIDs     []string  `json:"session_ids" doc:"Some conversations that asked it, latest first (at most 5)."`
+	// Closest is, for an unanswered group, the passage the knowledge base
+	// came closest with: what is there, so the owner sees what is missing.
+	Closest *ClosestPassage `json:"closest_passage,omitempty" doc:"Unanswered groups only: the passage of the latest asking bot's knowledge closest to the representative question, with how much of the question its page covers; absent when the knowledge base has nothing near."`
+	botID   int64
+}
+
+// ClosestPassage is the knowledge nearest to an unanswered question.
+type ClosestPassage struct {
+	Title    string   `json:"title"`
+	URL      string   `json:"url,omitempty"`
+	Heading  []string `json:"heading_path"`
+	Text     string   `json:"text" doc:"The passage's first 300 characters."`
+	Coverage float64  `json:"coverage" doc:"Share of the question (terms weighted by rarity) the passage's page covers; below the answer threshold, hence not answered."`
 }
 
 // MaxGroups bounds limit.
@@ -133,6 +146,20 @@ func (s *Service) questionGroups(ctx context.Context, workspaceID int64, q Query
 		}
 		g.AnsweredRate = rate(int(g.Answered), int(g.Count))
 		g.LastAsked = g.LastAsked.UTC()
+		if unanswered && s.search != nil && g.botID != 0 && g.Representative != "" {
+			hits, err := s.search.Search(ctx, workspaceID, g.botID, g.Representative, 1)
+			if err != nil {
+				return nil, fmt.Errorf("analytics: closest passage: %w", err)
+			}
+			if len(hits) > 0 {
+				h := hits[0]
+				g.Closest = &ClosestPassage{Title: h.Title, URL: h.URL, Heading: h.HeadingPath, Text: normaliseWording(h.Text),
+					Coverage: float64(int(h.Evidence.Page*100+0.5)) / 100}
+				if g.Closest.Heading == nil {
+					g.Closest.Heading = []string{}
+				}
+			}
+		}
 		out.Groups = append(out.Groups, g.QuestionGroup)
 	}
 	return out, nil
@@ -158,8 +185,9 @@ func (s *Service) fillWordings(ctx context.Context, sc scope, w Window, cond str
 	var rows []struct {
 		Text    string `db:"text"`
 		Session string `db:"session"`
+		Bot     int64  `db:"bot_id"`
 	}
-	if err := store.Select(ctx, s.db.Reader(), &rows, `SELECT m.text, s.public_id AS session FROM chat_messages m
+	if err := store.Select(ctx, s.db.Reader(), &rows, `SELECT m.text, s.public_id AS session, m.bot_id FROM chat_messages m
 		JOIN chat_sessions s ON s.id = m.session_id
 		WHERE `+scond+` AND `+tcond+` AND `+cond+` AND m.topic IN (`+list+`)
 		ORDER BY m.created_at DESC, m.id DESC LIMIT `+fmt.Sprint(maxWordingRows), args...); err != nil {
@@ -168,6 +196,9 @@ func (s *Service) fillWordings(ctx context.Context, sc scope, w Window, cond str
 	count := map[string]int{}
 	var wordings []string
 	g.SessionIDs = []string{}
+	if len(rows) > 0 {
+		g.botID = rows[0].Bot // the latest asking bot
+	}
 	for _, r := range rows {
 		t := normaliseWording(r.Text)
 		if count[t] == 0 {

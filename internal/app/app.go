@@ -265,7 +265,7 @@ func New(ctx context.Context, cfg config.Config, opts Options) (_ *App, err erro
 	a.Leads = lead.New(lead.Deps{DB: a.DB, Billing: a.Billing, Bots: a.Bots, Queue: a.Queue, Checker: checker,
 		Refiner: refiner, Clock: a.Clock, Logger: a.Log}, opts.Leads)
 	a.Leads.RegisterJobs(a.Pool)
-	a.Analytics = analytics.New(analytics.Deps{DB: a.DB, Billing: a.Billing, Clock: a.Clock})
+	a.Analytics = analytics.New(analytics.Deps{DB: a.DB, Billing: a.Billing, Clock: a.Clock, Search: a.Retrieval})
 	a.LiveChat = livechat.New(livechat.Deps{DB: a.DB, Billing: a.Billing, Queue: a.Queue, Clock: a.Clock, Logger: a.Log,
 		DatabaseURL: cfg.DatabaseURL.Reveal()})
 	a.LiveChat.RegisterJobs(a.Pool)
