@@ -96,10 +96,12 @@ func TestRealtimeEvents(t *testing.T) {
 	})
 }
 
-// Two replicas on one PostgreSQL: a visitor stream on A, an operator
-// stream on B, messages each way posted to the other replica: none lost,
-// none duplicated, order kept; the visitor moves to B with Last-Event-ID
-// half-way and misses nothing.
+// Replicas on one PostgreSQL: the visitor streams from and posts to C,
+// the operator streams from B, and each side's messages go to the other's
+// replica. Half-way C is taken down without warning (its listener and
+// every open stream cut); the visitor comes back ten operator messages
+// later on B with Last-Event-ID and carries on there. None lost, none duplicated,
+// order kept, both ways.
 func TestTwoReplicas(t *testing.T) {
 	w := newWorld(t, testkit.Postgres)
 	a := w.a
@@ -116,7 +118,9 @@ func TestTwoReplicas(t *testing.T) {
 	if r := b.Do(t, "POST", "/operators/conversations/"+sid+"/claim", nil, w.op1...); r.Status != 200 {
 		t.Fatal(r.Status)
 	}
-	vis := openStream(t, a.URL+"/chat/events/"+sid, 0, "X-Bot-Key", w.botKey)
+	c := testkit.NewApp(t, testkit.Postgres, testkit.WithConfig(func(cf *config.Config) { cf.DatabaseURL = a.Config.DatabaseURL }))
+	visRep := c // the visitor's replica
+	vis := openStream(t, c.URL+"/chat/events/"+sid, 0, "X-Bot-Key", w.botKey)
 	var lastVisitorID int64
 	seenVis := map[int64]bool{}
 	seenOps := map[int64]bool{}
@@ -138,18 +142,48 @@ func TestTwoReplicas(t *testing.T) {
 			lastVisitorID = ev.ID
 		}
 	}
+	// take reads what reached the visitor's stream, in order, without
+	// waiting for more.
+	take := func(ev testkit.SSEEvent) {
+		if ev.Kind != "message" || ev.Data["role"] != "operator" {
+			return
+		}
+		if seenVis[ev.ID] {
+			t.Fatalf("duplicate event %d", ev.ID)
+		}
+		seenVis[ev.ID] = true
+		if want := fmt.Sprintf("op %d", visTexts); ev.Data["text"] != want {
+			t.Fatalf("visitor got %v, want %q", ev.Data["text"], want)
+		}
+		visTexts++
+		lastVisitorID = ev.ID
+	}
 	for i := 0; i < n; i++ {
 		if i == n/2 {
-			// The visitor's replica goes away: reconnect to B with Last-Event-ID.
-			readVisitor(vis, i)
-			t.Logf("visitor got %d on A", visTexts)
-			vis.Close()
+			// The visitor's replica dies mid-stream: whatever had not reached
+			// the visitor yet is lost with the connection.
+			visRep.Stop()
+			<-vis.Done()
+			for drained := false; !drained; {
+				select {
+				case ev := <-vis.C:
+					take(ev)
+				default:
+					drained = true
+				}
+			}
+			t.Logf("visitor got %d of %d on C before it died (last event %d)", visTexts, i, lastVisitorID)
+			visRep = b
+		}
+		if i == n/2+10 {
+			// Ten operator messages later the visitor is back, on B: those
+			// ten reach it only by the replay from Last-Event-ID.
 			vis = openStream(t, b.URL+"/chat/events/"+sid, lastVisitorID, "X-Bot-Key", w.botKey)
 		}
 		if r := b.Do(t, "POST", "/operators/conversations/"+sid+"/messages", map[string]any{"text": fmt.Sprintf("op %d", i)}, w.op1...); r.Status != 200 {
 			t.Fatalf("operator message: %d %s", r.Status, r.Body)
 		}
-		if r := a.Do(t, "POST", "/chat", map[string]any{"message": fmt.Sprintf("vis %d", i), "session_id": sid}, "X-Bot-Key", w.botKey); r.Status != 200 {
+		if r := visRep.Do(t, "POST", "/chat", map[string]any{"message": fmt.Sprintf("vis %d", i), "session_id": sid}, "X-Bot-Key", w.botKey); r.Status != 200 {
 			t.Fatalf("visitor message: %d %s", r.Status, r.Body)
 		}
 	}

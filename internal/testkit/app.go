@@ -37,7 +37,14 @@ type TestApp struct {
 	Client  *http.Client
 	DataDir string
 	t       testing.TB
+	stop    func()
 }
+
+// Stop takes the replica down in the middle of the test, as a crash of
+// its process would from the clients' side: its listener closes, open
+// requests and event streams are cut, and it answers nothing more. The
+// database and the other replicas stay.
+func (a *TestApp) Stop() { a.stop() }
 
 // Option adjusts the configuration or wiring of a TestApp.
 type Option func(*setup)
@@ -154,17 +161,21 @@ func NewApp(t testing.TB, e Engine, opts ...Option) *TestApp {
 	}
 	done := make(chan error, 1)
 	go func() { done <- a.Serve(ctx, ln) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("serve: %v", err)
-		}
-		a.Close()
-	})
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			cancel()
+			if err := <-done; err != nil {
+				t.Errorf("serve: %v", err)
+			}
+			a.Close()
+		})
+	}
+	t.Cleanup(stop)
 	fc, _ := s.opts.Clock.(*clock.Fake)
 	return &TestApp{
 		App: a, Engine: e, URL: "http://" + ln.Addr().String(), Clock: fc, Mailbox: box, Logs: logs,
-		Client: &http.Client{Timeout: 30 * time.Second}, DataDir: dataDir, t: t,
+		Client: &http.Client{Timeout: 30 * time.Second}, DataDir: dataDir, t: t, stop: stop,
 	}
 }
 
