@@ -138,8 +138,10 @@ func setupChat(ctx context.Context, o options, base string, env []string, dir st
 	}
 	logf("chat: first question (builds the retrieval index) answered in %s: %s → answered=%v, %q",
 		fmtDur(time.Since(t0)), q, rep.Answered, excerpt(rep.Reply, 100))
-	if rep.Credits != 1 {
-		return nil, fmt.Errorf("first chat: credits_charged %d, want 1 (the plan's chat_reply cost)", rep.Credits)
+	// An answer costs the plan's chat_reply credit; an "I don't know" costs
+	// nothing.
+	if want := map[bool]int64{true: 1, false: 0}[rep.Answered]; rep.Credits != want {
+		return nil, fmt.Errorf("first chat: credits_charged %d with answered=%v, want %d", rep.Credits, rep.Answered, want)
 	}
 	if cs.balance, err = balance(ctx, base, key); err != nil {
 		return nil, err

@@ -28,8 +28,11 @@ type result struct {
 	answered int   // 200 responses in the period that the workload's check accepted
 	okBytes  int64 // body bytes of the 200 responses in the period
 	all200   int   // 200 responses of the whole run: warm-up, period and the requests in flight at its end
-	chat     *chatStats
-	live     *liveStats
+	// allAnswered: of all200, those the check accepted (chat: replies
+	// that answered, each charged; an "I don't know" is not).
+	allAnswered int
+	chat        *chatStats
+	live        *liveStats
 }
 
 // rps counts 200s only: an error page is not a served request.
@@ -42,10 +45,11 @@ type worker struct {
 	errors   int
 	firstErr error
 
-	answered int
-	okBytes  int64
-	all200   int
-	buf      bytes.Buffer
+	answered    int
+	okBytes     int64
+	all200      int
+	allAnswered int
+	buf         bytes.Buffer
 }
 
 // workload is what the workers send.
@@ -139,6 +143,7 @@ func load(ctx context.Context, wl workload, conns int, warmup, d time.Duration, 
 		r.answered += w.answered
 		r.okBytes += w.okBytes
 		r.all200 += w.all200
+		r.allAnswered += w.allAnswered
 		if r.firstErr == nil {
 			r.firstErr = w.firstErr
 		}
@@ -181,6 +186,9 @@ func (w *worker) run(ctx context.Context, client *http.Client, wl workload, id i
 				w.all200++
 				if wl.check != nil {
 					answered = wl.check(w.buf.Bytes())
+					if answered {
+						w.allAnswered++
+					}
 				}
 			}
 		}

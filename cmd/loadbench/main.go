@@ -320,8 +320,8 @@ func runChat(ctx context.Context, o options, target string, srv *server, env []s
 		logf("%s: first transport error: %v", target, r.firstErr)
 	}
 	if r.chat != nil {
-		logf("%s: credits spent %d, 200 responses in the whole run %d", target, r.chat.creditsSpent, r.all200)
-		if r.chat.creditsSpent != int64(r.all200) {
+		logf("%s: credits spent %d, answered replies in the whole run %d (of %d)", target, r.chat.creditsSpent, r.allAnswered, r.all200)
+		if r.chat.creditsSpent != int64(r.allAnswered) {
 			logf("%s: WARNING: the credits spent differ from the replies delivered", target)
 		}
 	}
@@ -459,7 +459,7 @@ func redactPassword(arg string) string {
 // printChat shows each concierge target's knowledge base and checks that
 // the credits spent equal the replies delivered.
 func printChat(w io.Writer, results []result) {
-	fmt.Fprintln(w, "| target | documents | passages | indexed in | credits spent | 200 responses (whole run) | equal |")
+	fmt.Fprintln(w, "| target | documents | passages | indexed in | credits spent | answered replies (whole run) | equal |")
 	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---|")
 	for _, r := range results {
 		c := r.chat
@@ -467,11 +467,11 @@ func printChat(w io.Writer, results []result) {
 			continue
 		}
 		equal := "yes"
-		if c.creditsSpent != int64(r.all200) {
-			equal = fmt.Sprintf("**no** (%+d)", c.creditsSpent-int64(r.all200))
+		if c.creditsSpent != int64(r.allAnswered) {
+			equal = fmt.Sprintf("**no** (%+d)", c.creditsSpent-int64(r.allAnswered))
 		}
 		fmt.Fprintf(w, "| %s | %d | %d | %.1f s | %d | %d | %s |\n", r.target, c.documents, c.passages,
-			c.ingestTook.Seconds(), c.creditsSpent, r.all200, equal)
+			c.ingestTook.Seconds(), c.creditsSpent, r.allAnswered, equal)
 	}
 	fmt.Fprintln(w, "\n(answered: share of the measured 200s whose reply was grounded in the knowledge, not \"I don't know\"; "+
 		"body: mean 200 body size; credits: balance before the load minus after it, against every 200 of the load: "+

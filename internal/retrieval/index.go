@@ -419,7 +419,7 @@ var howFrames = map[string]bool{"long": true, "much": true, "many": true, "often
 	"fast": true, "quickly": true}
 
 // dropQuestionFrame removes the words of an English question's frame
-// ("how long … take", "how much", "how many", "how often") from its
+// ("how long … take", "how much", "how many", "how often", "good for") from its
 // tokens. In a small knowledge base every question term weighs about the
 // same, and a page that answers "how long does shipping take" rarely says
 // "long" or "take".
@@ -429,6 +429,10 @@ func dropQuestionFrame(toks []token) []token {
 		if toks[i-1].text == "how" && howFrames[toks[i].text] {
 			duration = duration || toks[i].text == "long"
 			toks[i].kind = kindDropped
+		}
+		// "what is X good for": the question is what X is for.
+		if toks[i].text == "for" && toks[i-1].text == "good" {
+			toks[i-1].kind = kindDropped
 		}
 	}
 	if duration {

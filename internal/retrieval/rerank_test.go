@@ -201,6 +201,7 @@ func TestQuestionFrameCarriesNoWeight(t *testing.T) {
 		"how much is the pro plan":            {"pro", "plan"},
 		"How many seats does a team get?":     {"seat", "team", "get"},
 		"what does take a backup do":          {"take", "backup"},
+		"What is the Cedar pillow good for?":  {"cedar", "pillow"},
 		"is the long-term archive encrypted?": {"long", "term", "archiv", "encrypt"},
 	} {
 		if got := s.queryTerms(q); !slices.Equal(got, want) {
