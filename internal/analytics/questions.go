@@ -172,7 +172,6 @@ const maxWordingRows = 200
 // representative, the others its variants; and its latest conversations.
 func (s *Service) fillWordings(ctx context.Context, sc scope, w Window, cond string, g *QuestionGroup, topics []string) error {
 	scond, sargs := sc.in("m")
-	tcond, targs := between("m.created_at", w)
 	if len(topics) > 64 {
 		topics = topics[:64]
 	}
@@ -181,17 +180,38 @@ func (s *Service) fillWordings(ctx context.Context, sc scope, w Window, cond str
 		vals[i] = t
 	}
 	list, padded := store.InList(vals)
-	args := append(append(sargs, targs...), padded...)
 	var rows []struct {
 		Text    string `db:"text"`
 		Session string `db:"session"`
 		Bot     int64  `db:"bot_id"`
 	}
-	if err := store.Select(ctx, s.db.Reader(), &rows, `SELECT m.text, s.public_id AS session, m.bot_id FROM chat_messages m
-		JOIN chat_sessions s ON s.id = m.session_id
-		WHERE `+scond+` AND `+tcond+` AND `+cond+` AND m.topic IN (`+list+`)
-		ORDER BY m.created_at DESC, m.id DESC LIMIT `+fmt.Sprint(maxWordingRows), args...); err != nil {
-		return fmt.Errorf("analytics: wordings: %w", err)
+	read := func(w Window) error {
+		rows = rows[:0]
+		tcond, targs := between("m.created_at", w)
+		args := append(append(append([]any{}, sargs...), targs...), padded...)
+		if err := store.Select(ctx, s.db.Reader(), &rows, `SELECT m.text, s.public_id AS session, m.bot_id FROM chat_messages m
+			JOIN chat_sessions s ON s.id = m.session_id
+			WHERE `+scond+` AND `+tcond+` AND `+cond+` AND m.topic IN (`+list+`)
+			ORDER BY m.created_at DESC, m.id DESC LIMIT `+fmt.Sprint(maxWordingRows), args...); err != nil {
+			return fmt.Errorf("analytics: wordings: %w", err)
+		}
+		return nil
+	}
+	// The latest askings are what is shown: read the week up to the last
+	// one first (a popular group fills it), the whole window only when
+	// that week holds few.
+	recent := w
+	if last := g.LastAsked; !last.IsZero() {
+		recent.Start = maxTime(w.Start, last.Add(-7*24*time.Hour))
+		recent.End = minTime(w.End, last.Add(time.Nanosecond))
+	}
+	if err := read(recent); err != nil {
+		return err
+	}
+	if len(rows) < maxWordingRows/4 && (recent.Start != w.Start || recent.End != w.End) {
+		if err := read(w); err != nil {
+			return err
+		}
 	}
 	count := map[string]int{}
 	var wordings []string
@@ -221,6 +241,20 @@ func (s *Service) fillWordings(ctx context.Context, sc scope, w Window, cond str
 		}
 	}
 	return nil
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
 }
 
 func contains(xs []string, x string) bool {
