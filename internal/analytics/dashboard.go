@@ -120,8 +120,8 @@ func (s *Service) Dashboard(ctx context.Context, workspaceID int64, q Query) (*D
 			Distinct int64 `db:"emails"`
 		}
 		if err := store.Get(ctx, s.db.Reader(), &r, `SELECT COUNT(l.email) AS with_email, COUNT(DISTINCT LOWER(l.email)) AS emails
-			FROM leads l JOIN chat_sessions s ON s.id = l.session_id WHERE `+scond+` AND `+tcond+` AND `+convCond,
-			append(sargs, targs...)...); err != nil {
+			FROM leads l JOIN chat_sessions s ON s.id = l.session_id WHERE `+scond+` AND l.updated_at >= ? AND `+tcond+` AND `+convCond,
+			append(append(sargs, w.win.Start), targs...)...); err != nil {
 			return nil, fmt.Errorf("analytics: visitors: %w", err)
 		}
 		conv := d.Conversations.Value
@@ -144,7 +144,8 @@ func (s *Service) tiers(ctx context.Context, sc scope, w Window) (map[string]int
 	}
 	if err := store.Select(ctx, s.db.Reader(), &rows, `SELECT l.tier, COUNT(*) AS n
 		FROM leads l JOIN chat_sessions s ON s.id = l.session_id
-		WHERE `+scond+` AND `+tcond+` AND `+convCond+` GROUP BY l.tier`, append(sargs, targs...)...); err != nil {
+		WHERE `+scond+` AND l.updated_at >= ? AND `+tcond+` AND `+convCond+` GROUP BY l.tier`,
+		append(append(sargs, w.Start), targs...)...); err != nil {
 		return nil, fmt.Errorf("analytics: tiers: %w", err)
 	}
 	conv, err := s.scalar(ctx, sc, w, "COUNT(*)", "chat_sessions s", "s", "s.created_at", convCond)

@@ -134,8 +134,8 @@ func (s *Service) Journey(ctx context.Context, workspaceID int64, q Query) (*Jou
 	if err := store.Select(ctx, s.db.Reader(), &conv, `SELECT p.url, COUNT(l.captured_at) AS leads,
 		COUNT(l.meeting_booked_at) AS meetings, COUNT(*) AS either
 		FROM leads l JOIN page_views p ON p.session_id = l.session_id
-		WHERE `+lcond+` AND (l.captured_at IS NOT NULL OR l.meeting_booked_at IS NOT NULL) AND `+tcond+`
-		GROUP BY p.url`, append(largs, targs...)...); err != nil {
+		WHERE `+lcond+` AND l.updated_at >= ? AND (l.captured_at IS NOT NULL OR l.meeting_booked_at IS NOT NULL) AND `+tcond+`
+		GROUP BY p.url`, append(append(largs, cur.Start), targs...)...); err != nil {
 		return nil, fmt.Errorf("analytics: page conversions: %w", err)
 	}
 	var before struct{ leadPages, leadSessions, meetPages, meetSessions int64 }
@@ -150,8 +150,9 @@ func (s *Service) Journey(ctx context.Context, workspaceID int64, q Query) (*Jou
 		Meetings int64 `db:"meetings"`
 	}
 	if err := store.Get(ctx, s.db.Reader(), &sessCount, `SELECT COUNT(l.captured_at) AS leads, COUNT(l.meeting_booked_at) AS meetings
-		FROM leads l WHERE `+lcond+` AND (l.captured_at IS NOT NULL OR l.meeting_booked_at IS NOT NULL)
-		AND EXISTS (SELECT 1 FROM page_views p WHERE p.session_id = l.session_id AND `+tcond+`)`, append(largs, targs...)...); err != nil {
+		FROM leads l WHERE `+lcond+` AND l.updated_at >= ? AND (l.captured_at IS NOT NULL OR l.meeting_booked_at IS NOT NULL)
+		AND EXISTS (SELECT 1 FROM page_views p WHERE p.session_id = l.session_id AND `+tcond+`)`,
+		append(append(largs, cur.Start), targs...)...); err != nil {
 		return nil, fmt.Errorf("analytics: converting sessions: %w", err)
 	}
 	if sessCount.Leads > 0 {

@@ -44,7 +44,8 @@ func (s *Service) Funnel(ctx context.Context, workspaceID int64, q Query) (*Funn
 	}
 	// Each stage is a subset of the one before.
 	const engaged = "s.visitor_messages >= 2 AND l.captured_at IS NOT NULL"
-	lead, err := s.pass(ctx, sc, cur, prev, "leads l JOIN chat_sessions s ON s.id = l.session_id", "l", "s.created_at", convCond,
+	lead, err := s.pass(ctx, sc, cur, prev, "leads l JOIN chat_sessions s ON s.id = l.session_id", "l", "s.created_at",
+		convCond+" AND "+leadsSince,
 		"SUM(CASE WHEN "+engaged+" THEN 1 ELSE 0 END)",
 		"SUM(CASE WHEN "+engaged+" AND l.tier IN ('mql', 'sql') THEN 1 ELSE 0 END)",
 		"SUM(CASE WHEN "+engaged+" AND l.tier = 'sql' THEN 1 ELSE 0 END)",
