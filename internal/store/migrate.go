@@ -53,6 +53,19 @@ func (db *DB) Migrate(ctx context.Context, log *slog.Logger) (int, error) {
 	return len(res), nil
 }
 
+// MigrateTo applies the pending migrations up to version (tests of a
+// migration over data written before it).
+func (db *DB) MigrateTo(ctx context.Context, version int64) error {
+	p, err := db.provider(nil)
+	if err != nil {
+		return err
+	}
+	if _, err := p.UpTo(ctx, version); err != nil {
+		return fmt.Errorf("store: migrate to %d: %w", version, err)
+	}
+	return nil
+}
+
 // MigrationVersion reports the applied and the latest known versions.
 func (db *DB) MigrationVersion(ctx context.Context) (current, latest int64, err error) {
 	p, err := db.provider(nil)

@@ -15,6 +15,18 @@ ALTER TABLE chat_sessions ADD COLUMN visitor_messages INTEGER NOT NULL DEFAULT 0
 ALTER TABLE chat_sessions ADD COLUMN answered_replies INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE chat_sessions ADD COLUMN unanswered_replies INTEGER NOT NULL DEFAULT 0;
 
+-- Conversations from before this migration: their counters from their
+-- messages, and their visitor messages counted as messages (topic '': not
+-- grouped as questions, whose topics are computed when they are written).
+UPDATE chat_sessions SET
+    visitor_messages = (SELECT COUNT(*) FROM chat_messages m WHERE m.session_id = chat_sessions.id AND m.role = 'user'),
+    answered_replies = (SELECT COUNT(*) FROM chat_messages m WHERE m.session_id = chat_sessions.id
+        AND m.role = 'assistant' AND m.status = 'completed' AND m.answered = TRUE),
+    unanswered_replies = (SELECT COUNT(*) FROM chat_messages m WHERE m.session_id = chat_sessions.id
+        AND m.role = 'assistant' AND m.status = 'completed' AND m.answered = FALSE);
+UPDATE chat_messages SET topic = '' WHERE role = 'user'
+    AND session_id IN (SELECT id FROM chat_sessions WHERE preview = FALSE);
+
 -- Where the visitor came from (the first referrer reported), for the
 -- journey summary.
 ALTER TABLE chat_sessions ADD COLUMN referrer_host TEXT;
