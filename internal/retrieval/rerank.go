@@ -32,6 +32,10 @@ const (
 	wPage      = 0.35
 	wFocus     = 0.8
 	hubPenalty = 0.35
+	// A page the extractor judged a listing (an index, a module's source)
+	// lists the words other pages explain: weighed down harder than a
+	// passage that merely reads like one.
+	listingPenalty = 1.0
 )
 
 // Evidence is why a hit ranks where it does and how well it answers.
@@ -60,6 +64,10 @@ type Evidence struct {
 	// Hub is set for passages that read like an index, a list of links or
 	// release notes: many distinct terms, each said once.
 	Hub bool `json:"hub"`
+	// Listing is set for passages of a page that lists rather than
+	// explains (extract.Document.Listing): an index, a table of contents,
+	// a source listing.
+	Listing bool `json:"listing"`
 	// Missing is the weight share of question terms the whole knowledge
 	// base never uses.
 	Missing float64 `json:"missing"`
@@ -220,9 +228,8 @@ func (s *snapshot) rerank(hits []Hit, variants [][]string) {
 				ev, bestMatched, bestV = e, matched, vi
 			}
 		}
-		ev.Hub = h.Memo(hubKey{}, func() any {
-			return isHub(ft.body) || changelogTitle(h.Title) || (h.cached != nil && h.cached.listing)
-		}).(bool)
+		ev.Listing = h.cached != nil && h.cached.listing
+		ev.Hub = ev.Listing || h.Memo(hubKey{}, func() any { return isHub(ft.body) || changelogTitle(h.Title) }).(bool)
 		ev.Ranked = true
 		ev.Weights = qs[bestV].set
 		ev.Missing = qs[bestV].missing / qs[bestV].total
@@ -273,7 +280,10 @@ func (s *snapshot) rerank(hits []Hit, variants [][]string) {
 		}
 		ev.Score = wBM25*bm + wCoverage*ev.Coverage + wTitle*ev.Title + wHeading*ev.Heading + wProximity*ev.Proximity +
 			wPhrase*ev.Phrase + wPage*ev.Page + wFocus*ev.Focus
-		if ev.Hub {
+		switch {
+		case ev.Listing:
+			ev.Score -= listingPenalty
+		case ev.Hub:
 			ev.Score -= hubPenalty
 		}
 		ev.Score = math.Round(ev.Score*1e9) / 1e9 // the same float on every platform and engine

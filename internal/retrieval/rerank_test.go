@@ -184,8 +184,14 @@ func TestRerankOrder(t *testing.T) {
 	listed := []Hit{hit(30, 2, "venv creation virtual env", "creat virtual env", "creat virtual env with venv", 9)}
 	listed[0].cached = &cachedPassage{listing: true}
 	s.rerank(listed, [][]string{{"creat", "virtual", "env"}})
-	if !listed[0].Evidence.Hub {
-		t.Errorf("a passage of a listing page is not marked a hub: %+v", listed[0].Evidence)
+	if !listed[0].Evidence.Hub || !listed[0].Evidence.Listing {
+		t.Errorf("a passage of a listing page is not marked a hub and a listing: %+v", listed[0].Evidence)
+	}
+	// and it weighs less than the same passage of a page that explains.
+	plain := []Hit{hit(30, 2, "venv creation virtual env", "creat virtual env", "creat virtual env with venv", 9)}
+	s.rerank(plain, [][]string{{"creat", "virtual", "env"}})
+	if d := plain[0].Evidence.Score - listed[0].Evidence.Score; d < listingPenalty-1e-9 {
+		t.Errorf("a listing passage scores %v below the same passage elsewhere, want %v", d, listingPenalty)
 	}
 	if (Evidence{Page: 0.9}).Answers() {
 		t.Error("evidence the second stage did not fill answers")
