@@ -96,6 +96,9 @@ const (
 	setExisting = "existing"
 	setDev      = "blind dev"
 	setTest     = "blind test"
+	// Blind set B (French, German, Hinglish): its development half; the
+	// test half waits in testdata/blind_b/, unread, for the end of issue 17.
+	setDevB = "blind B dev"
 )
 
 func evalSet(c evalCase) string {
@@ -104,6 +107,8 @@ func evalSet(c evalCase) string {
 		return setDev
 	case "blind_test.json":
 		return setTest
+	case "blind_b_dev.json":
+		return setDevB
 	}
 	return setExisting
 }
@@ -126,6 +131,10 @@ var goals = map[string]goal{
 	// pt 53%. The issue's goals do not hold on the test half, so only a
 	// floor under today's figure is enforced (see testdata/README.md).
 	setTest: {accuracy: 0.55},
+	// First run, 2026-11-25, before any rule for these languages: 43/55
+	// (78.2%), two tiers off 2; de 79%, fr 72%, hi-en 83%. A floor under it
+	// until issue 17's work on languages.
+	setDevB: {accuracy: 0.75},
 }
 
 // evalReport is one set's outcome.
@@ -262,7 +271,7 @@ func TestEvaluation(t *testing.T) {
 		cases = keep
 	}
 	reports := evaluate(cases, rulesOnly)
-	for _, set := range []string{setExisting, setDev, setTest} {
+	for _, set := range []string{setExisting, setDev, setTest, setDevB} {
 		rep := reports[set]
 		if rep == nil {
 			if set == setExisting && os.Getenv("LEAD_EVAL_SETS") == "" {
