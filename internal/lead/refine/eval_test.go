@@ -54,6 +54,8 @@ func loadLabelled(t *testing.T) []labelled {
 			set = "blind dev"
 		case "blind_test.json":
 			set = "blind test"
+		case "blind_b_dev.json":
+			set = "blind B dev"
 		}
 		if only := os.Getenv("LEAD_EVAL_SETS"); only != "" && !strings.Contains(","+only+",", ","+set+",") {
 			continue // see score's TestEvaluation
@@ -199,7 +201,7 @@ func TestRefinedEvaluation(t *testing.T) {
 		rules[c.set].add(c, b.Tier)
 		refined[c.set].add(c, res.Tier)
 	}
-	for _, set := range []string{"existing", "blind dev", "blind test"} {
+	for _, set := range []string{"existing", "blind dev", "blind test", "blind B dev"} {
 		a, m := rules[set], refined[set]
 		if a == nil {
 			continue
