@@ -108,6 +108,7 @@ func TestSlowReceiverIsolationG10(t *testing.T) {
 		mu.Lock()
 		slices.Sort(lat)
 		p50, p99 := lat[len(lat)/2], lat[len(lat)*99/100]
+		t.Logf("first delivery after %s, 10%% after %s", lat[0], lat[len(lat)/10])
 		mu.Unlock()
 		t.Logf("%d healthy deliveries: event-to-delivery p50 %s, p99 %s; hanging endpoint: %d attempts, at most %d at once; goroutines %d → max %d",
 			want, p50, p99, hangingTotal.Load(), hangingMax.Load(), baseG, maxG)
