@@ -12,7 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jmoiron/sqlx"
+
 	"concierge/internal/app"
+	"concierge/internal/outbox"
 	"concierge/internal/testkit"
 )
 
@@ -160,4 +163,51 @@ func hangingEndpointTimesOut(t *testing.T, e testkit.Engine, timeout time.Durati
 		t.Fatalf("test of a hanging endpoint: %s", r.Body)
 	}
 	t.Logf("attempt ended after %d ms (timeout %s)", out.DurationMS, want)
+}
+
+// A burst whose oldest due messages are all one endpoint's: the claim that
+// leases that endpoint's few slots also starts every other endpoint with
+// due messages, instead of leaving them for the busy one to drain (here it
+// never does: it hangs, and there is no poll).
+func TestBurstStartsEveryEndpoint(t *testing.T) {
+	testkit.ForEachEngine(t, func(t *testing.T, e testkit.Engine) {
+		w := newWorld(t, e, testkit.WithOptions(func(o *app.Options) {
+			o.Webhooks.Timeout = time.Minute
+			o.Webhooks.PerEndpoint = 4
+			o.Webhooks.Poll = time.Hour
+		}))
+		release := make(chan struct{})
+		slow := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+			select {
+			case <-r.Context().Done():
+			case <-release:
+			}
+		}))
+		defer slow.Close()
+		defer close(release)
+		got := make(chan string, 10)
+		fast := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+			got <- r.Header.Get("webhook-id")
+		}))
+		defer fast.Close()
+		other := w.createBot(t, w.key, "other bot")
+		w.createEndpoint(t, w.bot, slow.URL+"/hang", "lead.captured")
+		w.createEndpoint(t, other, fast.URL+"/ok", "lead.captured")
+		// One transaction: the busy bot's 100 events first, then the other's.
+		evs := make([]outbox.Event, 0, 101)
+		for i := range 100 {
+			evs = append(evs, outbox.Event{WorkspaceID: w.ws, BotID: w.bot, Type: "lead.captured", Data: map[string]any{"bot_id": w.bot, "seq": i}})
+		}
+		evs = append(evs, outbox.Event{WorkspaceID: w.ws, BotID: other, Type: "lead.captured", Data: map[string]any{"bot_id": other}})
+		if err := w.a.DB.Tx(context.Background(), func(tx *sqlx.Tx) error {
+			return outbox.AddMany(context.Background(), tx, w.a.Clock.Now(), evs)
+		}); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-got:
+		case <-time.After(10 * time.Second):
+			t.Fatal("the other endpoint's message waited behind the busy endpoint's backlog")
+		}
+	})
 }

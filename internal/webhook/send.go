@@ -80,7 +80,11 @@ type sender struct {
 	inflight map[int64]int // endpoint id → attempts in flight
 	total    int
 	freed    map[int64]bool // endpoints with room back since the last top-up
-	wg       sync.WaitGroup
+	// cursor is the last endpoint id a round started by discovery
+	// (spread): the next round goes on after it, so every endpoint with
+	// due messages gets its turn. Touched by the loop only.
+	cursor int64
+	wg     sync.WaitGroup
 
 	rec recorder
 
@@ -250,6 +254,73 @@ func (d *sender) claimAndRun(ctx context.Context) (int, error) {
 		AND w.active = TRUE`+exclude+` ORDER BY m.next_attempt_at LIMIT ?`, args...); err != nil {
 		return 0, fmt.Errorf("webhook: due messages: %w", err)
 	}
+	started, err := d.run(ctx, cands)
+	if err != nil || len(cands) < min(room, 64) {
+		return started, err
+	}
+	// The oldest due messages may all be one endpoint's (a burst's
+	// messages share their due time): the others would wait for the
+	// endpoints already running to drain. Start every endpoint that has
+	// due messages and room.
+	more, err := d.spread(ctx)
+	return started + more, err
+}
+
+// endpointWant is how many due messages to lease for one endpoint.
+type endpointWant struct {
+	id int64
+	n  int
+}
+
+// spread starts the endpoints with due messages and room in this process,
+// from the one after the cursor, each from its own index walk.
+func (d *sender) spread(ctx context.Context) (int, error) {
+	s := d.s
+	d.mu.Lock()
+	room := s.opts.MaxInFlight - d.total
+	d.mu.Unlock()
+	if room <= 0 {
+		return 0, nil
+	}
+	now := s.clock.Now()
+	const probe = `SELECT w.id FROM webhooks w WHERE w.active = TRUE AND w.id > ? AND EXISTS (SELECT 1 FROM webhook_messages m
+		WHERE m.webhook_id = w.id AND m.status = 'pending' AND m.next_attempt_at <= ?
+		AND (m.lease_expires_at IS NULL OR m.lease_expires_at <= ?)) ORDER BY w.id LIMIT ?`
+	var ids []int64
+	limit := min(room, 256)
+	if err := store.Select(ctx, s.db.Reader(), &ids, probe, d.cursor, now, now, limit); err != nil {
+		return 0, fmt.Errorf("webhook: endpoints with due messages: %w", err)
+	}
+	if len(ids) < limit && d.cursor > 0 { // wrap around
+		var again []int64
+		if err := store.Select(ctx, s.db.Reader(), &again, probe, 0, now, now, limit-len(ids)); err != nil {
+			return 0, fmt.Errorf("webhook: endpoints with due messages: %w", err)
+		}
+		for _, id := range again {
+			if id > d.cursor {
+				break
+			}
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) == 0 {
+		return 0, nil
+	}
+	d.cursor = ids[len(ids)-1]
+	d.mu.Lock()
+	var ws []endpointWant
+	left := room
+	for _, id := range ids {
+		if n := min(s.opts.PerEndpoint-d.inflight[id], left); n > 0 {
+			ws = append(ws, endpointWant{id, n})
+			left -= n
+		}
+	}
+	d.mu.Unlock()
+	cands, err := d.fetch(ctx, ws)
+	if err != nil {
+		return 0, err
+	}
 	return d.run(ctx, cands)
 }
 
@@ -258,24 +329,34 @@ func (d *sender) claimAndRun(ctx context.Context) (int, error) {
 // scan is not needed to keep a busy endpoint busy.
 func (d *sender) topUp(ctx context.Context) {
 	s := d.s
-	type want struct {
-		id int64
-		n  int
-	}
 	d.mu.Lock()
-	var ws []want
+	var ws []endpointWant
 	for id := range d.freed {
 		if n := min(s.opts.PerEndpoint-d.inflight[id], s.opts.MaxInFlight-d.total); n > 0 {
-			ws = append(ws, want{id, n})
+			ws = append(ws, endpointWant{id, n})
 		}
 	}
 	clear(d.freed)
 	d.mu.Unlock()
+	cands, err := d.fetch(ctx, ws)
+	if err != nil {
+		if ctx.Err() == nil {
+			s.log.Warn("webhook top-up", "err", err)
+		}
+		return
+	}
+	if _, err := d.run(ctx, cands); err != nil && ctx.Err() == nil {
+		s.log.Warn("webhook claim", "err", err)
+	}
+}
+
+// fetch reads up to n due messages of each endpoint: one statement for up
+// to 16 endpoints, a UNION ALL of each one's own index walk (a round trip
+// per endpoint would serialise the loop on PostgreSQL).
+func (d *sender) fetch(ctx context.Context, ws []endpointWant) ([]due, error) {
+	s := d.s
 	now := s.clock.Now()
 	var cands []due
-	// One statement for up to 16 endpoints: a UNION ALL of each one's
-	// own index walk (a round trip per endpoint would serialise the loop
-	// on PostgreSQL).
 	for _, n := range store.PowerChunks(len(ws), 16) {
 		parts := make([]string, n)
 		args := make([]any, 0, 4*n)
@@ -290,16 +371,11 @@ func (d *sender) topUp(ctx context.Context) {
 		ws = ws[n:]
 		var c []due
 		if err := store.Select(ctx, s.db.Reader(), &c, strings.Join(parts, " UNION ALL "), args...); err != nil {
-			if ctx.Err() == nil {
-				s.log.Warn("webhook top-up", "err", err)
-			}
-			return
+			return nil, err
 		}
 		cands = append(cands, c...)
 	}
-	if _, err := d.run(ctx, cands); err != nil && ctx.Err() == nil {
-		s.log.Warn("webhook claim", "err", err)
-	}
+	return cands, nil
 }
 
 // messageColumns are what an attempt needs of its message.
