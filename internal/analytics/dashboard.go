@@ -105,14 +105,15 @@ func (s *Service) Dashboard(ctx context.Context, workspaceID int64, q Query) (*D
 	for i, day := range cur.dates() {
 		d.Series = append(d.Series, DayPoint{Date: day, Conversations: convs[i], Leads: leads[i], Credits: cm[i] + cf[i] + cd[i]})
 	}
-	if d.LeadsByTier, err = s.tiers(ctx, sc, cur); err != nil {
+	if d.LeadsByTier, err = s.tiers(ctx, sc, cur, d.Conversations.Value); err != nil {
 		return nil, err
 	}
 	// Unique visitors: each anonymous conversation one, each e-mail one.
 	for _, w := range []struct {
-		win Window
-		dst *int64
-	}{{cur, &d.UniqueVisitors.Value}, {prev, &d.UniqueVisitors.Previous}} {
+		win  Window
+		conv int64
+		dst  *int64
+	}{{cur, d.Conversations.Value, &d.UniqueVisitors.Value}, {prev, d.Conversations.Previous, &d.UniqueVisitors.Previous}} {
 		scond, sargs := sc.in("l")
 		tcond, targs := between("s.created_at", w.win)
 		var r struct {
@@ -124,18 +125,14 @@ func (s *Service) Dashboard(ctx context.Context, workspaceID int64, q Query) (*D
 			append(append(sargs, w.win.Start), targs...)...); err != nil {
 			return nil, fmt.Errorf("analytics: visitors: %w", err)
 		}
-		conv := d.Conversations.Value
-		if w.dst == &d.UniqueVisitors.Previous {
-			conv = d.Conversations.Previous
-		}
-		*w.dst = conv - r.With + r.Distinct
+		*w.dst = w.conv - r.With + r.Distinct
 	}
 	return d, nil
 }
 
-// tiers counts the current tier of the window's conversations; a
+// tiers counts the current tier of the window's conv conversations; a
 // conversation not scored yet counts as unqualified.
-func (s *Service) tiers(ctx context.Context, sc scope, w Window) (map[string]int64, error) {
+func (s *Service) tiers(ctx context.Context, sc scope, w Window, conv int64) (map[string]int64, error) {
 	scond, sargs := sc.in("l")
 	tcond, targs := between("s.created_at", w)
 	var rows []struct {
@@ -147,10 +144,6 @@ func (s *Service) tiers(ctx context.Context, sc scope, w Window) (map[string]int
 		WHERE `+scond+` AND l.updated_at >= ? AND `+tcond+` AND `+convCond+` GROUP BY l.tier`,
 		append(append(sargs, w.Start), targs...)...); err != nil {
 		return nil, fmt.Errorf("analytics: tiers: %w", err)
-	}
-	conv, err := s.scalar(ctx, sc, w, "COUNT(*)", "chat_sessions s", "s", "s.created_at", convCond)
-	if err != nil {
-		return nil, err
 	}
 	out := map[string]int64{score.TierSQL: 0, score.TierMQL: 0, score.TierNurture: 0, score.TierUnqualified: 0}
 	var scored int64

@@ -102,8 +102,8 @@ func (s *Service) Journey(ctx context.Context, workspaceID int64, q Query) (*Jou
 			utms[*f.UTM] += f.N
 		}
 	}
-	j.EntryPages, j.ChatStartPages = topPages(entry), topPages(starts)
-	j.Referrers, j.UTMSources = topSources(refs), topSources(utms)
+	j.EntryPages, j.ChatStartPages = top(entry, pageCount), top(starts, pageCount)
+	j.Referrers, j.UTMSources = top(refs, sourceCount), top(utms, sourceCount)
 	// Every page seen: sessions and time on page.
 	var seen []struct {
 		URL      string `db:"url"`
@@ -179,34 +179,26 @@ func (s *Service) Journey(ctx context.Context, workspaceID int64, q Query) (*Jou
 	return j, nil
 }
 
-// topPages are the most counted pages, at most journeyTop.
-func topPages(m map[string]int64) []PageCount {
-	out := make([]PageCount, 0, len(m))
-	for u, n := range m {
-		out = append(out, PageCount{URL: u, Sessions: n})
+// top orders counts most first (then by key) and keeps journeyTop of them.
+func top[T any](m map[string]int64, mk func(key string, n int64) T) []T {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
 	}
-	sort.Slice(out, func(a, b int) bool {
-		if out[a].Sessions != out[b].Sessions {
-			return out[a].Sessions > out[b].Sessions
+	sort.Slice(keys, func(a, b int) bool {
+		if m[keys[a]] != m[keys[b]] {
+			return m[keys[a]] > m[keys[b]]
 		}
-		return out[a].URL < out[b].URL
+		return keys[a] < keys[b]
 	})
-	return out[:min(len(out), journeyTop)]
+	out := make([]T, 0, min(len(keys), journeyTop))
+	for _, k := range keys[:min(len(keys), journeyTop)] {
+		out = append(out, mk(k, m[k]))
+	}
+	return out
 }
 
-// topSources are the most counted sources, at most journeyTop.
-func topSources(m map[string]int64) []SourceCount {
-	out := make([]SourceCount, 0, len(m))
-	for u, n := range m {
-		out = append(out, SourceCount{Source: u, Sessions: n})
-	}
-	sort.Slice(out, func(a, b int) bool {
-		if out[a].Sessions != out[b].Sessions {
-			return out[a].Sessions > out[b].Sessions
-		}
-		return out[a].Source < out[b].Source
-	})
-	return out[:min(len(out), journeyTop)]
-}
+func pageCount(url string, n int64) PageCount     { return PageCount{URL: url, Sessions: n} }
+func sourceCount(src string, n int64) SourceCount { return SourceCount{Source: src, Sessions: n} }
 
 func round1(v float64) float64 { return float64(int(v*10+0.5)) / 10 }

@@ -3,6 +3,7 @@ package analytics
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 
@@ -225,7 +226,7 @@ func (s *Service) fillWordings(ctx context.Context, sc scope, w Window, cond str
 			wordings = append(wordings, t)
 		}
 		count[t]++
-		if len(g.SessionIDs) < 5 && !contains(g.SessionIDs, r.Session) {
+		if len(g.SessionIDs) < 5 && !slices.Contains(g.SessionIDs, r.Session) {
 			g.SessionIDs = append(g.SessionIDs, r.Session)
 		}
 	}
@@ -257,16 +258,7 @@ func minTime(a, b time.Time) time.Time {
 	return b
 }
 
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
-}
-
-// normaliseWording trims a question and cuts it at 300 characters.
+// normaliseWording cuts a question at 300 characters.
 func normaliseWording(t string) string {
 	r := []rune(t)
 	if len(r) > 300 {

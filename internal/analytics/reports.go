@@ -65,7 +65,7 @@ func (s *Service) Funnel(ctx context.Context, workspaceID int64, q Query) (*Funn
 		}
 		f.Stages = append(f.Stages, fs)
 	}
-	tiers, err := s.tiers(ctx, sc, cur)
+	tiers, err := s.tiers(ctx, sc, cur, counts[0].Value)
 	if err != nil {
 		return nil, err
 	}
