@@ -85,6 +85,15 @@ var askCues = []askCue{
 	{fIntent, []string{"creneau"}}, {fIntent, []string{"creneaux"}}, {fIntent, []string{"termine"}},
 	{fIntent, []string{"frei"}}, {fIntent, []string{"site", "visit"}}, {fNeed, []string{"dekh", "rahe"}},
 	{fNeed, []string{"chahte"}}, {fNeed, []string{"chahiye"}},
+	// "Are you an existing customer?": a yes makes the visitor one.
+	{fSupport, []string{"existing", "customer"}}, {fSupport, []string{"existing", "client"}},
+	{fSupport, []string{"already", "a", "customer"}}, {fSupport, []string{"current", "customer"}},
+	{fSupport, []string{"ya", "es", "cliente"}}, {fSupport, []string{"ya", "eres", "cliente"}},
+	{fSupport, []string{"ya", "son", "clientes"}}, {fSupport, []string{"ja", "e", "cliente"}},
+	{fSupport, []string{"ja", "sao", "clientes"}}, {fSupport, []string{"deja", "client"}},
+	{fSupport, []string{"deja", "cliente"}}, {fSupport, []string{"deja", "clients"}},
+	{fSupport, []string{"bereits", "kunde"}}, {fSupport, []string{"schon", "kunde"}},
+	{fSupport, []string{"bestandskunde"}}, {fSupport, []string{"bestandskundin"}},
 }
 
 // askIndex finds the cues that can start at a word.
@@ -278,6 +287,9 @@ var (
 var affirmLevel = map[facet]int{
 	fBudget: 60, fAuthority: 75, fEconomic: 70, fNeed: 60, fPain: 55, fTimeline: 65, fPriority: 70,
 	fChampion: 70, fProcess: 45, fCriteria: 40, fIntent: 80,
+	// Yes to "are you an existing customer?" is a fact, not a level of
+	// interest; it disqualifies only with a problem and no buying intent.
+	fSupport: 100,
 }
 
 // answerFindings reads a short reply to the bot's question. found is the

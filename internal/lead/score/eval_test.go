@@ -132,9 +132,12 @@ var goals = map[string]goal{
 	// floor under today's figure is enforced (see testdata/README.md).
 	setTest: {accuracy: 0.55},
 	// First run, 2026-11-25, before any rule for these languages: 43/55
-	// (78.2%), two tiers off 2; de 79%, fr 72%, hi-en 83%. A floor under it
-	// until issue 17's work on languages.
-	setDevB: {accuracy: 0.75},
+	// (78.2%), two tiers off 2; de 79%, fr 72%, hi-en 83%. After issue 17's
+	// work on French, German and Hinglish (tuned on this half, so the figure
+	// is in-sample): 54/55 (98.2%), none two tiers off; de 95%, fr 100%,
+	// hi-en 100%. The floor sits a little under it, with the issue's
+	// per-language and two-tiers-off goals.
+	setDevB: {accuracy: 0.94, perLanguage: 0.90, noTwoOff: true},
 }
 
 // evalReport is one set's outcome.

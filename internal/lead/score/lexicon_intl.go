@@ -15,6 +15,7 @@ var intlBudgetRules = []rule{
 	r("budget approved", "presupuesto @be? ya? aprobado|asignado|reservado|disponible|confirmado|autorizado", o(fBudget, 80)),
 	r("willing to pay", "{dispuestos a|dispuesto a|dispuesta a|podemos|puedo|queremos} {pagar|invertir|gastar}", o(fBudget, 70)),
 	r("asks the price", "{cuanto cuesta|cuanto vale|cuanto cobran|cuanto sale|que precio|cual es el precio|precio|precios|tarifa|tarifas|costo|coste}", o(fBudget, 30), o(fIntent, 45)),
+	r("asks the price", "{cuanto es|cuanto seria|cuanto costaria|cuanto me sale|cuanto nos sale|cuanto saldria|a cuanto}", o(fBudget, 30), o(fIntent, 45)),
 	r("asks for a quote", "{cotizacion|cotizaciones|propuesta comercial|una propuesta|un presupuesto|me pasen un presupuesto|pasarme un presupuesto}", o(fBudget, 55), o(fIntent, 70)),
 	r("too expensive", "{demasiado caro|muy caro|muy cara|demasiado cara|caro para|fuera de nuestro presupuesto|fuera de presupuesto|no nos alcanza}", o(fBudget, 0)).deny(),
 	r("no budget", "{sin presupuesto|no tenemos presupuesto|no hay presupuesto|no tengo presupuesto}", o(fBudget, 0)).deny(),
@@ -24,6 +25,7 @@ var intlBudgetRules = []rule{
 	r("budget approved", "orcamento|verba @be? ja? aprovado|aprovada|reservado|reservada|disponivel|liberado|liberada|garantido|garantida", o(fBudget, 80)),
 	r("willing to pay", "{dispostos a|disposto a|disposta a|podemos|posso|queremos} {pagar|investir|gastar}", o(fBudget, 70)),
 	r("asks the price", "{quanto custa|quanto sai|quanto fica|qual o preco|qual e o preco|qual o valor|preco|precos|valores|planos e precos}", o(fBudget, 30), o(fIntent, 45)),
+	r("asks the price", "{quanto e|quanto seria|quanto custaria|quanto cobram|quanto voces cobram|qual seria o valor}", o(fBudget, 30), o(fIntent, 45)),
 	r("asks for a quote", "{cotacao|proposta comercial|uma proposta|um orcamento|mandar um orcamento|enviar um orcamento}", o(fBudget, 55), o(fIntent, 70)),
 	r("too expensive", "{muito caro|caro demais|muito cara|fora do orcamento|acima do orcamento|nao cabe no orcamento}", o(fBudget, 0)).deny(),
 	r("no budget", "{sem orcamento|sem verba|nao temos orcamento|nao temos verba|nao ha verba}", o(fBudget, 0)).deny(),
@@ -33,6 +35,11 @@ var intlBudgetRules = []rule{
 	r("budget approved", "budget @be? deja? valide|approuve|alloue|prevu|debloque|disponible|vote", o(fBudget, 80)),
 	r("willing to pay", "{prets a|pret a|prete a|pouvons|peux|voulons} {payer|investir|depenser|mettre}", o(fBudget, 70)),
 	r("asks the price", "{combien ca coute|combien coute|combien cela coute|quel est le prix|quel prix|quels tarifs|vos tarifs|tarif|tarifs|prix}", o(fBudget, 30), o(fIntent, 45)),
+	r("asks the price", "{ce est combien|c est combien|ca coute combien|ca fait combien|combien pour|combien ca|combien cela|combien coutent|combien facturez|combien prenez|a combien}", o(fBudget, 30), o(fIntent, 45)),
+	r("has a budget", "{nous avons prevu|on a prevu|je ai prevu|avons prevu|nous prevoyons|on prevoit}", o(fBudget, 70)),
+	// "Hors budget média" is the agency fee without the media spend, not
+	// a price over budget.
+	suppress("hors budget media|medias|pub|publicite|publicitaire|ads|achat|marketing|communication|campagne|campagnes", fBudget),
 	r("asks for a quote", "{devis|proposition commerciale|une proposition|une offre}", o(fBudget, 55), o(fIntent, 70)),
 	r("too expensive", "{trop cher|trop chere|hors budget|au dessus de notre budget|hors de notre budget}", o(fBudget, 0)).deny(),
 	r("no budget", "{pas de budget|aucun budget|sans budget}", o(fBudget, 0)).deny(),
@@ -43,6 +50,7 @@ var intlBudgetRules = []rule{
 	r("budget approved", "{budget steht|budget liegt bei|budget von|budget betragt}", o(fBudget, 80)),
 	r("willing to pay", "{bereit zu|bereit} {zahlen|investieren|ausgeben}", o(fBudget, 70)),
 	r("asks the price", "{was kostet|wie viel kostet|wieviel kostet|was kosten|preis|preise|kosten|preisliste|konditionen}", o(fBudget, 30), o(fIntent, 45)),
+	r("asks the price", "{wie teuer|was wurde .. kosten|mit welchen kosten|was verlangen sie|was nehmen sie}", o(fBudget, 30), o(fIntent, 45)),
 	r("asks for a quote", "{angebot|kostenvoranschlag|ein angebot|ein konkretes angebot}", o(fBudget, 55), o(fIntent, 70)),
 	r("too expensive", "{zu teuer|viel zu teuer|ausserhalb des budgets|uber unserem budget|sprengt das budget}", o(fBudget, 0)).deny(),
 	r("no budget", "{kein budget|keine mittel|kein geld}", o(fBudget, 0)).deny(),
@@ -51,6 +59,7 @@ var intlBudgetRules = []rule{
 	r("has a budget", "budget {hai|rakha hai|ready hai|set hai|approved hai|fix hai}", o(fBudget, 75)),
 	r("willing to pay", "{kharch kar sakte|pay kar sakte|invest kar sakte|de sakte}", o(fBudget, 70)),
 	r("asks the price", "{kitne ka|kitne ki|price kya|cost kya|charges kya|kitna lagega|kitna padega}", o(fBudget, 30), o(fIntent, 45)),
+	r("asks the price", "{kya charge|kya price|kya rate|kya cost|kya fees|charge kya|rate kya|fees kya|kitna charge|kitni fees|kitne paise}", o(fBudget, 30), o(fIntent, 45)),
 	r("asks for a quote", "quote|quotation|proposal {bhejo|bhejiye|bhej do|bhej dijiye|chahiye|bhejna}", o(fBudget, 55), o(fIntent, 70)),
 	r("too expensive", "{bahut mehenga|bahut mehnga|mehenga hai|mehnga hai|zyada mehenga}", o(fBudget, 0)).deny(),
 }
@@ -59,28 +68,37 @@ var intlAuthorityRules = []rule{
 	// Spanish.
 	r("decides", "{yo decido|decido yo|la decision es mia|tengo la ultima palabra|yo firmo|firmo yo|yo apruebo|decidimos nosotros}", o(fAuthority, 95), o(fEconomic, 90)).negAs(30),
 	r("runs the business", "{mi propia empresa|mi propio negocio|mi negocio|mi tienda|mi agencia|mi clinica|mi despacho|mi restaurante|mi estudio|soy dueno|soy duena|soy el dueno|soy la duena|soy propietario|soy propietaria}", o(fAuthority, 85), o(fEconomic, 85)),
+	r("heads a function", "{dirijo|lidero|soy responsable|soy el responsable|soy la responsable|estoy a cargo}", o(fAuthority, 75), o(fEconomic, 60)),
 	r("someone else decides", "{consultarlo con|hablarlo con|consultar con|hablar con|lo decide|decide mi|aprobacion de|lo tiene que aprobar|tiene que aprobarlo} @det? @boss", o(fAuthority, 35), o(fEconomic, 45), o(fProcess, 40)).capAt(45),
 	// Portuguese.
 	r("decides", "{eu decido|decido eu|a decisao e minha|eu assino|eu aprovo|quem decide sou eu|quem decide e eu}", o(fAuthority, 95), o(fEconomic, 90)).negAs(30),
 	r("runs the business", "{minha propria empresa|minha empresa|meu negocio|minha loja|minha agencia|minha clinica|meu escritorio|meu restaurante|sou dono|sou dona|sou o dono|sou a dona|sou proprietario|sou proprietaria}", o(fAuthority, 85), o(fEconomic, 85)),
+	r("heads a function", "{eu dirijo|eu lidero|sou responsavel|sou o responsavel|sou a responsavel}", o(fAuthority, 75), o(fEconomic, 60)),
 	r("someone else decides", "{falar com|conversar com|consultar|alinhar com|aprovacao do|aprovacao da|quem decide e} @det? @boss", o(fAuthority, 35), o(fEconomic, 45), o(fProcess, 40)).capAt(45),
 	// French.
 	r("decides", "{je decide|ce est moi qui decide|la decision me revient|la decision me appartient|je signe|je valide|ce est moi qui signe|je suis decisionnaire}", o(fAuthority, 95), o(fEconomic, 90)).negAs(30),
 	r("runs the business", "{ma propre entreprise|mon entreprise|ma societe|ma boutique|mon agence|mon cabinet|mon commerce|mon restaurant|ma clinique|je suis proprietaire|je suis le patron|je suis la patronne|je suis gerant|je suis gerante}", o(fAuthority, 85), o(fEconomic, 85)),
+	r("heads a function", "{je dirige|je pilote|je suis responsable|je suis en charge|je suis le responsable|je suis la responsable}", o(fAuthority, 75), o(fEconomic, 60)),
+	r("manages", "{je gere|je m occupe|je me occupe}", o(fAuthority, 60), o(fEconomic, 40)),
 	r("someone else decides", "{en parler a|en parler avec|voir avec|valider avec|consulter|accord de|validation de|decide} @det? @boss", o(fAuthority, 35), o(fEconomic, 45), o(fProcess, 40)).capAt(45),
+	r("someone else decides", "{presenter|soumettre|montrer|proposer|faire valider} .. {a|au|aux|par} @det? @boss", o(fAuthority, 35), o(fEconomic, 45), o(fProcess, 45)).capAt(45),
 	// German.
 	r("decides", "{ich entscheide|ich unterschreibe|die entscheidung liegt bei mir|entscheide ich|ich gebe frei|ich bin entscheider|ich bin entscheiderin|ich habe die entscheidung}", o(fAuthority, 95), o(fEconomic, 90)).negAs(30),
 	r("runs the business", "{meine eigene firma|meine firma|mein unternehmen|mein geschaft|mein laden|meine agentur|meine praxis|meine kanzlei|mein restaurant|ich bin inhaber|ich bin inhaberin|ich bin der inhaber|ich bin die inhaberin}", o(fAuthority, 85), o(fEconomic, 85)),
+	r("heads a function", "{ich leite|ich verantworte|ich fuhre|ich bin verantwortlich|ich bin zustandig}", o(fAuthority, 75), o(fEconomic, 60)),
 	r("someone else decides", "{abstimmen mit|sprechen mit|rucksprache mit|freigabe durch|freigabe von|entscheidet|muss erst} @det? @boss", o(fAuthority, 35), o(fEconomic, 45), o(fProcess, 40)).capAt(45),
+	r("someone else decides", "{vorlegen|vorstellen|prasentieren|abstimmen|klaren|besprechen} .. {mit|bei} @det? @boss", o(fAuthority, 35), o(fEconomic, 45), o(fProcess, 45)).capAt(45),
 	// Hinglish.
 	r("decides", "{main decide karunga|main decide karungi|mai decide karunga|mai decide karungi|main hi decide|decision main lunga|decision main lungi|main sign karunga|final main karunga|mera decision}", o(fAuthority, 95), o(fEconomic, 90)).negAs(30),
 	r("runs the business", "{mera business|meri company|meri shop|meri dukaan|mera store|meri agency|meri clinic|mera clinic}", o(fAuthority, 85), o(fEconomic, 85)),
+	r("heads a function", "{main head|mai head|main handle karta|main handle karti|mai handle karta|mai handle karti|main dekhta hoon|main dekhti hoon|mai dekhta hu|mai dekhti hu}", o(fAuthority, 70), o(fEconomic, 55)),
 }
 
 var intlNeedRules = []rule{
 	// Spanish.
 	r("states a need", "{necesitamos|necesito|necesitan|nos hace falta|nos falta|requerimos|buscamos|busco|estamos buscando|estoy buscando}", o(fNeed, 70), o(fPain, 45)),
 	r("wants", "{queremos|quiero|quisiera|quisieramos|nos gustaria|me gustaria|nos interesa|me interesa|estamos interesados|estoy interesado|estoy interesada}", o(fNeed, 65)),
+	r("no longer works for them", "{ya no es rentable|ya no son rentables|no es rentable|no son rentables|ya no funciona para|no nos funciona}", o(fPain, 75), o(fNeed, 65)).native(),
 	r("struggling", "{no damos abasto|no llegamos|no podemos responder|no podemos atender|no alcanzamos|saturados|saturadas|desbordados|desbordadas|colapsados|abrumados|perdemos clientes|perdiendo clientes|perdemos ventas|perdiendo ventas|perdemos leads|perdemos reservas}", o(fPain, 85), o(fNeed, 75)).native(),
 	r("states a problem", "{problema|problemas|el reto|nuestro reto|el desafio|dolor de cabeza|cuello de botella}", o(fPain, 65), o(fNeed, 60)),
 	r("repetitive questions", "{mismas preguntas|preguntas repetitivas|preguntas frecuentes|siempre preguntan|las mismas dudas}", o(fPain, 75), o(fNeed, 65)),
@@ -88,6 +106,7 @@ var intlNeedRules = []rule{
 	// Portuguese.
 	r("states a need", "{precisamos|preciso|precisam|necessitamos|procuramos|estamos procurando|estou procurando|buscamos|estamos buscando}", o(fNeed, 70), o(fPain, 45)),
 	r("wants", "{queria|queriamos|queremos|quero|gostaria|gostariamos|temos interesse|tenho interesse|estamos interessados|estou interessado|estou interessada}", o(fNeed, 65)),
+	r("no longer works for them", "{nao e rentavel|nao sao rentaveis|deixou de ser rentavel|deixaram de ser rentaveis|nao compensa mais|ja nao compensa}", o(fPain, 75), o(fNeed, 65)).native(),
 	r("struggling", "{nao damos conta|nao conseguimos responder|nao conseguimos atender|sobrecarregados|sobrecarregada|sobrecarregado|atolados|perdemos clientes|perdendo clientes|perdemos vendas|perdendo vendas|perdemos leads|perdendo leads}", o(fPain, 85), o(fNeed, 75)).native(),
 	r("states a problem", "{problema|problemas|o desafio|nosso desafio|dor de cabeca|gargalo}", o(fPain, 65), o(fNeed, 60)),
 	r("repetitive questions", "{mesmas perguntas|perguntas repetitivas|perguntas frequentes|sempre perguntam}", o(fPain, 75), o(fNeed, 65)),
@@ -95,23 +114,38 @@ var intlNeedRules = []rule{
 	// French.
 	r("states a need", "{il nous faut|il me faut|nous faut|nous faudrait|il nous faudrait|nous avons besoin|on a besoin|je ai besoin|avons besoin|besoin de|besoin une|besoin un|nous cherchons|je cherche|nous recherchons|je recherche|on cherche}", o(fNeed, 70), o(fPain, 45)),
 	r("wants", "{nous voulons|je veux|voulons|nous voudrions|voudrions|je voudrais|nous aimerions|aimerions|je aimerais|nous souhaitons|je souhaite|souhaitons|interesse|interessee|interesses|nous interesse|me interesse|cherchons|recherchons}", o(fNeed, 65)),
+	r("wants", "{on veut|on voudrait|on aimerait|on souhaite|on souhaiterait|nous souhaiterions|je souhaiterais|on envisage|nous envisageons|je envisage}", o(fNeed, 65)),
+	r("states a need", "{il nous les faut|il nous le faut|il nous la faut|il me les faut|il me le faut|il me la faut|on doit|nous devons}", o(fNeed, 65), o(fPain, 40)),
+	// "On doit d'abord en parler" is a step, not a need.
+	suppress("{on doit|nous devons|je dois} .. {en parler|parler|voir|valider|consulter|reflechir|demander|presenter|verifier|attendre|discuter}", fNeed),
+	r("no longer works for them", "{ne sont plus|ne est plus|ne sont pas|ne est pas|pas} {rentables|rentable|efficaces|efficace|satisfaisants|satisfaisant}", o(fPain, 75), o(fNeed, 65)).native(),
 	r("struggling", "{debordes|debordee|deborde|submerges|submergee|noyes|surcharges|nous perdons des clients|perdons des clients|perdons des ventes|perdre des clients|perdre des ventes|nous ne arrivons pas|on ne arrive pas|ne suivons plus}", o(fPain, 85), o(fNeed, 75)).native(),
+	r("losing business", "perdons|perdre|perdu|ratons|rater|manquons .. clients|patients|commandes|ventes|demandes|appels|reservations|rendez", o(fPain, 85), o(fNeed, 75)),
 	r("states a problem", "{probleme|problemes|le defi|notre defi|casse tete|goulot}", o(fPain, 65), o(fNeed, 60)),
 	r("repetitive questions", "{memes questions|questions repetitives|questions frequentes|toujours les memes}", o(fPain, 75), o(fNeed, 65)),
 	r("slow or manual process", "{manuellement|a la main|hors des heures|en dehors des heures}", o(fPain, 60), o(fNeed, 55)),
 	// German.
 	r("states a need", "{wir brauchen|ich brauche|brauchen wir|benotigen|wir suchen|ich suche|suchen wir|bedarf an|bedarf fur}", o(fNeed, 70), o(fPain, 45)),
 	r("wants", "{wir mochten|ich mochte|mochten|wir wollen|ich will|wir wurden gerne|ich wurde gerne|wir hatten gerne|interessiert|interesse an|brauchen|benotigen|suchen}", o(fNeed, 65)),
+	r("states a need", "{wir mussen|mussen wir|ich muss|muss ich}", o(fNeed, 60), o(fPain, 40)),
+	suppress("{wir mussen|mussen wir|ich muss|muss ich} .. {abstimmen|besprechen|klaren|prufen|nachdenken|fragen|warten|uberlegen|rucksprache|intern|erst|zuerst}", fNeed),
+	r("no longer works for them", "{nicht mehr rentabel|nicht rentabel|lohnt sich nicht|rechnet sich nicht|nicht mehr effizient|nicht effizient}", o(fPain, 75), o(fNeed, 65)).native(),
 	r("struggling", "{uberlastet|uberfordert|kommen nicht hinterher|kommen kaum hinterher|schaffen es nicht|verlieren kunden|verlieren anfragen|verlieren umsatz|verlieren leads}", o(fPain, 85), o(fNeed, 75)).native(),
+	r("losing business", "verlieren|verloren|verpassen|verpasst .. kunden|patienten|anfragen|auftrage|buchungen|bestellungen|gaste|umsatz|leads|anrufe|termine", o(fPain, 85), o(fNeed, 75)),
+	r("no one answers", "{niemand .. ans telefon|niemand geht ran|keiner geht ran|personne ne repond|personne pour repondre|nadie contesta|nadie responde|ninguem atende|ninguem responde|koi phone nahi|koi reply nahi}", o(fPain, 75), o(fNeed, 65)).native(),
 	r("states a problem", "{problem|probleme|herausforderung|engpass}", o(fPain, 65), o(fNeed, 60)),
 	r("repetitive questions", "{gleichen fragen|selben fragen|immer wieder|wiederkehrende fragen|haufige fragen}", o(fPain, 75), o(fNeed, 65)),
 	r("slow or manual process", "{manuell|von hand|ausserhalb der geschaftszeiten|nach feierabend}", o(fPain, 60), o(fNeed, 55)),
 	// Hinglish.
 	r("states a need", "{humein chahiye|hume chahiye|mujhe chahiye|zarurat hai|zaroorat hai|dhoondh rahe|dhund rahe|dekh rahe hain ek}", o(fNeed, 70), o(fPain, 45)),
+	r("wants", "{join|enroll|enrol|admission|subscribe|signup|sign up|book|buy|purchase|order|install|setup|set up|switch|upgrade|kharidna|lagwana} {karna hai|karni hai|karna tha|karna chahte|karna chahta|karna chahti|lena hai|leni hai|chahiye}", o(fNeed, 65)),
+	r("compares vendors", "{bhi check kar|bhi dekh rahe|bhi dekh raha|bhi dekh rahi|bhi compare|compare kar raha|compare kar rahi|compare kar rahe|dusre options|doosre options|baaki options|aur options}", o(fEval, 60), o(fNeed, 50), o(fProcess, 50)),
+	r("no longer works for them", "{profit nahi|loss ho raha|loss mein|kaam nahi aa raha}", o(fPain, 75), o(fNeed, 65)).native(),
 	r("struggling", "{handle nahi ho|manage nahi ho|reply nahi kar|bahut saare|bahut sare|bahut zyada}", o(fPain, 80), o(fNeed, 70)).native(),
 	r("many enquiries", "{muchas|muchisimas|cientos de|miles de|muitas|centenas de|milhares de|beaucoup de|des centaines de|des milliers de|viele|hunderte|tausende} .. preguntas|consultas|mensajes|llamadas|solicitudes|perguntas|mensagens|ligacoes|pedidos|questions|demandes|messages|appels|fragen|anfragen|nachrichten|anrufe", o(fPain, 60), o(fNeed, 60)),
 	// Denials, every language.
 	r("just browsing", "{solo estoy mirando|solo mirando|solo curiosidad|solo por curiosidad|solo quiero informacion|solo informacion|so estou olhando|so olhando|so curiosidade|so quero informacao|je regarde juste|juste pour voir|juste par curiosite|simple curiosite|ich schaue nur|nur neugierig|nur informieren|nur mal schauen|nur mal gucken|bas dekh raha|bas dekh rahi|bas jaankari}", o(fNeed, 0), o(fPain, 0)).deny().notYet(),
+	r("just browsing", "{je me renseigne|on se renseigne|nous nous renseignons|je me informe|je me renseignais|pour me renseigner|ich informiere mich|wir informieren uns|erstmal informieren|nur informieren|me estoy informando|solo me informo|solo estoy preguntando|estou me informando|so me informando|so pesquisando|so perguntando|abhi bas dekh|bas pooch raha|bas pooch rahi|bas puch raha|bas puch rahi}", o(fNeed, 0), o(fPain, 0)).deny().notYet(),
 	r("no need", "{no lo necesitamos|no necesitamos|nao precisamos|pas besoin|aucun besoin|brauchen wir nicht|kein bedarf|zarurat nahi|zaroorat nahi}", o(fNeed, 0), o(fPain, 0)).deny(),
 }
 
@@ -125,7 +159,8 @@ var intlTimelineRules = []rule{
 	r("this quarter", "{este trimestre|fin de trimestre|final del trimestre|fin del trimestre|este trimestre|fim do trimestre|final do trimestre|ce trimestre|fin du trimestre|dieses quartal|diesem quartal|ende des quartals|bis ende des quartals|quartalsende|is quarter}", o(fTimeline, 75)),
 	r("next quarter", "{proximo trimestre|el trimestre que viene|proximos meses|los proximos meses|proximo semestre|trimestre que vem|proximos meses|le trimestre prochain|trimestre prochain|les prochains mois|dans quelques mois|nachstes quartal|nachsten quartal|in den nachsten monaten|in ein paar monaten|agle quarter|kuch mahine}", o(fTimeline, 55)),
 	r("this year", "{este ano|neste ano|cette annee|dieses jahr|in diesem jahr}", o(fTimeline, 45)),
-	r("next year", "{el ano que viene|el proximo ano|proximo ano|ano que vem|annee prochaine|nachstes jahr|nachsten jahr|im nachsten jahr}", o(fTimeline, 25)),
+	r("later this year", "{a fin de ano|a finales de ano|finales de ano|fin de ano|final de ano|final del ano|fim do ano|final do ano|fin de annee|fin de le annee|ende des jahres|jahresende|zum jahresende|saal ke end|year end tak}", o(fTimeline, 35)),
+	r("next year", "{el ano que viene|el proximo ano|proximo ano|ano que vem|annee prochaine|nachstes jahr|nachsten jahr|im nachsten jahr|proximo ejercicio|nuevo ejercicio|proximo ano fiscal|novo ano fiscal|prochain exercice|nouvel exercice|exercice prochain|neuen geschaftsjahr|neues geschaftsjahr|nachsten geschaftsjahr|nachstes geschaftsjahr|agle financial year|agle saal}", o(fTimeline, 25)),
 	r("later", "{mas adelante|mas tarde|algun dia|en el futuro|mais tarde|mais para frente|futuramente|plus tard|un jour|a le avenir|plus tard dans le annee|spater|irgendwann|in zukunft|zu einem spateren zeitpunkt}", o(fTimeline, 15)),
 	r("has a deadline", "{fecha limite|plazo|prazo|data limite|date limite|echeance|frist|stichtag|deadline}", o(fTimeline, 70), o(fPriority, 75)),
 	r("before an event", "{antes de|antes del|antes da|antes do|avant le|avant la|avant les|vor dem|vor der|vor unserem|vor unserer|se pehle} .. lanzamiento|temporada|campana|black|navidad|verano|rebajas|lancamento|natal|temporada|lancement|saison|soldes|noel|ete|rentree|launch|start|saison|weihnachten|sommer|messe|diwali|sale|season|festival", o(fTimeline, 70)),
@@ -204,6 +239,7 @@ var evalRules = []rule{
 	r("asks what a plan includes", "{was ist enthalten|was beinhaltet|welcher tarif|welches paket|die tarife|integration mit|anbindung an|schnittstelle zu|funktioniert mit|lasst sich}", o(fEval, 55), o(fNeed, 45), o(fIntent, 45)),
 	// Hinglish.
 	r("asks for a trial", "{trial chahiye|trial milega|trial de sakte|demo trial|test karna hai|try karna hai|pilot karna}", o(fEval, 65), o(fNeed, 55), o(fIntent, 55)),
+	r("asks about integrations", "{integrate|integration|connect|sync|link} {hota|hoga|ho sakta|ho jayega|ho jata|karta|karega|kar sakte}", o(fEval, 55), o(fNeed, 45), o(fCriteria, 60)),
 	r("compares vendors", "{compare kar rahe|compare karna|dekh rahe hain options|options dekh rahe}", o(fEval, 65), o(fNeed, 55), o(fCriteria, 55)),
 }
 
@@ -217,7 +253,9 @@ var fitRules = []rule{
 	r("describes their business", "{somos uma|somos um|temos uma|temos um|nossa empresa|nosso negocio|nossa loja|nossa clinica|nossa agencia|nossa equipe|nosso time|nosso site|nossos clientes|nossos pacientes|nossos alunos}", o(fFit, 55)),
 	r("describes their business", "{nous sommes une|nous sommes un|on est une|on est un|nous avons une|nous avons un|notre entreprise|notre societe|notre boutique|notre cabinet|notre agence|notre equipe|notre site|nos clients|nos patients|nos eleves}", o(fFit, 55)),
 	r("describes their business", "{wir sind ein|wir sind eine|wir haben ein|wir haben eine|unser unternehmen|unsere firma|unser shop|unsere praxis|unsere kanzlei|unsere agentur|unser team|unsere website|unsere kunden|unsere patienten}", o(fFit, 55)),
-	r("describes their business", "{hamara business|hamari company|hamari team|hamara store|hamari website|hamare customers|hamare clients}", o(fFit, 55)),
+	r("describes their business", "{hamara|hamari|hamare|humara|humari|humare|apna|apni|mera|meri} business|company|team|store|shop|website|customers|clients|institute|school|coaching|clinic|hospital|agency|restaurant|hotel|firm|startup|factory|office|brand|students|patients|agents|staff", o(fFit, 55)),
+	r("describes their business", "{hamare paas|humare paas|hum log|hum ek|hamara ek|hamari ek}", o(fFit, 55)),
+	r("buying for their organisation", "{pour notre|pour nos|fur unseren|fur unsere|fur unser|fur unsere|para nuestro|para nuestra|para nuestros|para nuestras|para nosso|para nossa|para nossos|para nossas|for our}", o(fFit, 55)),
 }
 
 // supportRules are an existing customer asking for help with what they
@@ -232,6 +270,27 @@ var supportRules = []rule{
 	r("has a problem with it", "{no funciona|dejo de funcionar|ha dejado de funcionar|no carga|no responde|no puedo entrar|no puedo acceder|no puedo iniciar sesion|olvide mi contrasena|cobro doble|me cobraron dos veces|un error|da error|nao funciona|parou de funcionar|nao carrega|nao responde|nao consigo acessar|nao consigo entrar|esqueci minha senha|cobranca duplicada|cobrado duas vezes|da erro|ne fonctionne plus|ne fonctionne pas|ne marche plus|ne marche pas|ne charge pas|impossible de me connecter|mot de passe oublie|debite deux fois|une erreur|funktioniert nicht|funktioniert nicht mehr|geht nicht|ladt nicht|kann mich nicht einloggen|kann mich nicht anmelden|passwort vergessen|doppelt abgebucht|eine fehlermeldung|fehlermeldung|kaam nahi kar|chal nahi raha|login nahi ho|error aa raha|band ho gaya}", o(fProblem, 100)).native(),
 	r("asks how to use it", "{como cambio|como puedo cambiar|como cancelo|donde encuentro|como faco para|como altero|como cancelo|onde encontro|comment changer|comment modifier|comment annuler|ou trouver|wie andere ich|wie kann ich|wie kundige ich|wo finde ich|kaise change|kaise cancel}", o(fProblem, 100)),
 	r("wants to cancel", "{cancelar mi|cancelar la suscripcion|darme de baja|dar de baja|reembolso|devolucion|cancelar minha|cancelar a assinatura|reembolso|estorno|resilier|annuler mon abonnement|remboursement|kundigen|kundigung|ruckerstattung|erstattung|refund chahiye|cancel karna}", o(fSupport, 100), o(fProblem, 100)),
+	r("existing customer", "{kundennummer|auftragsnummer|vertragsnummer|rechnungsnummer|commande n|commande no|numero client|numero de client|numero de cliente|numero do cliente|numero de contrato|customer id|customer number|order id}", o(fSupport, 100)).native(),
+	r("existing customer", "{nous avons commande|on a commande|je ai commande|avons commande|ai commande|wir haben bestellt|ich habe bestellt|haben bei ihnen bestellt|habe bei ihnen bestellt|hemos pedido|he pedido|hicimos un pedido|fizemos um pedido|fiz um pedido|order kiya tha|order kiya hai}", o(fSupport, 100)),
+	// Paperwork on a past purchase: a copy of an invoice, a certificate.
+	r("asks for paperwork on a purchase", "{duplicata|copie de la facture|copie de facture|copie de ma facture|rechnungskopie|kopie der rechnung|kopie meiner rechnung|copia de la factura|copia de mi factura|segunda via|copia da fatura|copy of the invoice|copy of my invoice|copy of our invoice|invoice copy|duplicate invoice|invoice ki copy|bill ki copy}", o(fSupport, 100), o(fProblem, 100)),
+	// Moving or cancelling an appointment already booked.
+	r("changes an existing appointment", "{termin|kontrolltermin|behandlungstermin|arzttermin|untersuchungstermin|rendez vous|rdv|cita|consulta|appointment} .. {verschieben|absagen|umbuchen|stornieren|verlegen|deplacer|decaler|annuler|reporter|cambiar|reprogramar|mover|anular|remarcar|reagendar|desmarcar|reschedule|postpone|move}", o(fSupport, 100), o(fProblem, 100)),
+	r("changes an existing appointment", "{verschieben|absagen|umbuchen|stornieren|verlegen|deplacer|decaler|annuler|reporter|cambiar|reprogramar|mover|anular|remarcar|reagendar|desmarcar|reschedule|postpone} .. {meinen|mein|ma|mon|mi|minha|my|our} termin|kontrolltermin|rendez|rdv|cita|consulta|appointment", o(fSupport, 100), o(fProblem, 100)),
+	r("has a problem with it", "{funktioniert|klappt|geht|lauft|ladt|startet|offnet|kommt} .. {nicht|nicht mehr|kaum}", o(fProblem, 100)).native(),
+	r("has a problem with it", "{fehler|fehlermeldung|absturz|sturzt ab|abgesturzt|bug|erreur|plantage|plante|falla|fallo|falha|travando|trava|otp nahi|otp nahi aa|login nahi|kaam nahi kar raha|chal nahi rahi}", o(fProblem, 100)).native(),
+	r("existing customer", "{client chez vous|cliente chez vous|clients chez vous|ich bin kunde|ich bin kundin|bin kunde bei|bin kundin bei|kunde bei ihnen|kunde bei euch|kundin bei ihnen|cliente de ustedes|clientes de ustedes|cliente de voces|clientes de voces|cliente da|customer of yours|aapke customer|purane customer}", o(fSupport, 100)),
+	// Using the business's own product today.
+	r("existing customer", "{wir nutzen|ich nutze|wir verwenden|ich verwende|nutzen seit|nous utilisons|on utilise|je utilise|usamos|utilizamos|uso|we use|i use|we have been using|we are using|i have been using} {ihre|eure|euer|ihr|ihren|votre|vos|su|sus|seu|sua|seus|suas|your}", o(fSupport, 100)),
+	r("existing customer", "{aapka|aapki|apka|apki} .. {use kar rahe|use karte|use kar raha|use kar rahi|use kar rha}", o(fSupport, 100)),
+	// Money taken on a past purchase.
+	r("existing customer", "{abgebucht|abbuchung|lastschrift|debite|debitee|preleve|prelevement|cobrado|cobrada|me cobraron|nos cobraron|debitado|debitada|paisa kat|paise kat|payment cut|amount cut|amount deduct|paise deduct}", o(fSupport, 100)),
+	r("wants to cancel", "{refund karo|refund kar do|refund kijiye|refund do|paisa wapas|paise wapas|wapas karo|geld zuruck|mein geld zuruck|rembourse|remboursee|etre rembourse|mi dinero|devuelvan|meu dinheiro de volta}", o(fSupport, 100), o(fProblem, 100)),
+	r("has a problem with it", "{bricht .. ab|abgebrochen|hangt sich auf|nicht mehr einloggen|nicht einloggen|nicht mehr anmelden|nicht anmelden|ne arrive plus|ne arrive pas a me connecter|impossible de acceder|plus acces|no puedo entrar|no me deja|nao consigo logar|block ho gaya|blocked ho gaya|2 baar cut|do baar cut|double cut|deliver nahi|nahi aaya|nahi aayi|nahi mila|nahi mili}", o(fProblem, 100)).native(),
+	// A purchase made here, and what went wrong with it.
+	r("existing customer", "{bei ihnen|bei euch|chez vous|con ustedes|en su tienda|com voces|na loja de voces|aapse|aap se|aapke yahan} .. {gekauft|bestellt|gebucht|achete|achetee|commande|reserve|compre|compramos|pedi|comprei|compramos|kharida|kharidi|liya|li thi|liya tha|order kiya}", o(fSupport, 100)),
+	r("existing customer", "{votre widget|votre bot|votre chatbot|votre logiciel|votre application|votre appli|votre plateforme|ihr widget|ihr chatbot|ihre software|ihre app|ihr tool|ihre plattform|chatbot von ihnen|bot von ihnen|software von ihnen|widget von ihnen|su widget|su chatbot|su aplicacion|su plataforma|seu widget|seu chatbot|seu aplicativo|sua plataforma|aapka app|aapka software|aapka bot|aapka widget}", o(fSupport, 100)),
+	r("has a problem with it", "{kaputt|defekt|beschadigt|reklamation|reklamieren|umtauschen|umtausch|casse|cassee|defectueux|defectueuse|abime|abimee|echanger|sav|roto|rota|defectuoso|defectuosa|devolver|quebrado|quebrada|defeito|trocar|kharab|toot gaya|tut gaya|replace karo|exchange karna|technician bhejo|cooling nahi|souci avec|un souci|ne affiche plus|ne se affiche plus|antwortet .. nicht|reagiert nicht|beheben|reparieren|fix karo|theek karo|reply nahi kar|kaam nahi kar}", o(fProblem, 100)).native(),
 }
 
 // disqualifierIntlRules: job seekers, students, competitors and spam in
@@ -244,14 +303,29 @@ var disqualifierIntlRules = []rule{
 	r("existing customer", "{tracking number|where is my|my booking|my reservation|my appointment|my policy|my claim|my warranty|my installation|my technician|my subscription|my membership|my plan renewal|renew my|update my billing|update my card|change my address|i already paid|i was charged|i have been charged|we were charged|you charged|your app|your driver|your courier|your technician}", o(fSupport, 100)),
 	r("has a problem with it", "{did not show up|never showed|no show|not received|never received|was not delivered|wrong item|wrong size|damaged|broken on arrival|missing item|still waiting|no one called|nobody called|no response|no reply|not resolved|not fixed|keeps happening|second time|third time|again and again|want a refund|need a refund|request a refund|get a refund|cancel my order|cancel my booking|cancel my subscription|cancel my membership|how do i cancel}", o(fProblem, 100)).native(),
 	r("asks for a job", "{busco trabajo|busco empleo|estan contratando|ofertas de empleo|oferta de empleo|vacante|vacantes|mi cv|mi curriculum|hoja de vida|trabajar con ustedes|trabajar en su empresa|practicas profesionales|procuro emprego|procuro trabalho|estao contratando|vagas|vaga de emprego|meu curriculo|trabalhar com voces|estagio|recrutez vous|vous recrutez|offre de emploi|offres de emploi|mon cv|candidature spontanee|je cherche un emploi|je cherche un stage|travailler chez vous|alternance|stellenangebot|stellenangebote|offene stellen|bewerbung|bewerben|lebenslauf|praktikumsplatz|suchen sie mitarbeiter|stellen sie ein|bei ihnen arbeiten|naukri chahiye|job chahiye|job milegi|hiring kar rahe}", o(fJob, 100)),
+	r("asks for a job", "{vous embauchez|embauchez vous|ma candidature|je cherche un poste|je recherche un poste|postuler|candidater|cherche un emploi|cherche du travail|ausbildungsstelle|ausbildungsplatz|freie stellen|freie stelle|offene stelle|suche arbeit|suche einen job|suche eine stelle|suche eine neue stelle|initiativbewerbung|stelle als|job als|busco un puesto|un puesto de trabajo|candidatarme|me candidatar|vaga de|vacancy hai|job hai kya|job mil|kaam chahiye|naukri}", o(fJob, 100)),
+	r("spam", "{seo agentur|seo agency|agence seo|agencia seo|agencia de seo|platz 1 bei google|erste seite bei google|premiere page de google|premiere page google|primera pagina de google|primeira pagina do google|google first page|google 1st page|first page of google|1st page ranking|leads generate kar|generate leads for you|lead generation karte}", o(fSpam, 100)),
+	r("vendor pitch", "{aapke|aapki|apke|apki} {business|website|company|brand|hotel|store|shop} {ke liye|ko|ki}", o(fSpamWeak, 100)),
+	r("vendor pitch", "{bieten ihnen|ihnen anbieten|vous proposer|vous proposons|les proponemos|le proponemos|oferecemos a voces|propomos}", o(fSpamWeak, 100)),
+	r("competitor", "{meme marche que vous|meme secteur que vous|meme creneau que vous|mismo mercado que ustedes|mismo sector que ustedes|mesmo mercado que voces|mesmo setor que voces|gleichen markt wie sie|selben markt wie sie|gleichen branche wie sie|same market as you|same industry as you|same business as you}", o(fCompetitor, 100)),
+	r("fishing for business data", "{etude de marche|estudio de mercado|pesquisa de mercado|marktforschung|marktstudie|marktanalyse|market study|market research}", o(fFishing, 100)),
+	r("asks for a job", "{nebenjob|minijob|aushilfsjob|werkstudentenstelle|teilzeitjob|teilzeitstelle|vollzeitstelle|job etudiant|petit boulot|trabajo de medio tiempo|trabajo a tiempo parcial|meio periodo|bico}", o(fJob, 100)),
+	r("competitor", "{nous sommes aussi|on est aussi|nous aussi|wir sind auch|wir auch|somos tambien|tambien somos|tambem somos|somos tambem|we are also|we also} .. {editeur|editeurs|editeurs de|chatbot|solution|anbieter|hersteller|entwickler|proveedores|proveedor|desarrolladores|fornecedores|fornecedor|desenvolvedores|vendor|provider|developers|makers}", o(fCompetitor, 100)),
 	r("student coursework", "{tesis|trabajo de fin de grado|tfg|tfm|trabajo final|proyecto de la universidad|proyecto universitario|para la universidad|para mi clase|tarea de|tcc|trabalho da faculdade|trabalho de conclusao|para a faculdade|minha tese|dissertacao|memoire|mon memoire|projet etudiant|projet de fin de etudes|pour mon cours|pour un cours|bachelorarbeit|masterarbeit|hausarbeit|seminararbeit|studienprojekt|fur die uni|fur mein studium|college project|project ke liye|assignment ke liye}", o(fStudent, 100)),
 	r("says they are a student", "{soy estudiante|estoy estudiando|sou estudante|sou aluno|sou aluna|je suis etudiant|je suis etudiante|ich bin student|ich bin studentin|ich studiere|main student hoon|mai student hu|student hoon}", o(fStudentMe, 100)),
 	r("competitor", "{anbieter einer ahnlichen|ahnliche software|ahnliches produkt|selbst anbieter|auch anbieter|wir bieten auch|nous aussi proposons|nous proposons aussi|solution concurrente|tambien ofrecemos|tambem oferecemos|hum bhi yahi|somos competencia|somos su competencia|somos competidores|analisis de la competencia|estamos construyendo algo similar|desarrollamos un chatbot|somos concorrentes|somos concorrencia|analise da concorrencia|estamos construindo algo parecido|nous sommes concurrents|nous sommes un concurrent|analyse concurrentielle|veille concurrentielle|nous developpons une solution similaire|wir sind wettbewerber|wir sind ein wettbewerber|wir sind konkurrenten|wettbewerbsanalyse|konkurrenzanalyse|wir entwickeln ein ahnliches|competitor hain|hum bhi chatbot banate}", o(fCompetitor, 100)),
 	r("fishing for business data", "{under the hood|your interchange|interchange split|your chargeback rate|chargeback rate|your fraud model|how many engineers|your risk team|internal benchmarking|benchmarking|which provider do you use|what provider do you use|which kyc provider|your revenue share|revenue share|who is your supplier|your suppliers|your vendor list|your conversion rate|your margins|que proveedor usan|quem e o fornecedor|quel fournisseur|welchen anbieter nutzen sie}", o(fFishing, 100)),
 	r("fishing for business data", "{welches modell|welche ki|welches llm|wie viele kunden|quel modele|quelle ia|combien de clients|que modelo|que ia usan|quantos clientes|qual ia|kaunsa model|kitne clients|cuantos clientes tienen|que modelo usan|que llm usan|quantos clientes voces tem|que modelo voces usam|combien de clients avez vous|quel modele utilisez vous|wie viele kunden haben sie|welches modell nutzen sie|welches llm}", o(fFishing, 100)),
+	r("no intent", "{juste dire bonjour|juste pour dire bonjour|nur hallo sagen|wollte nur hallo|solo saludar|solo queria saludar|so dar um oi|so queria dar um oi|bas hello bolne|bas hi bolne}", o(fNoIntent, 100)).native(),
 	r("spam", "{base de datos de|bases de datos de|banco de dados de|base de donnees de|datenbank mit|emails de empresas|email list|email database|database of emails|lista de emails|lista de correos|whatsapp masivo|whatsapp em massa|envio masivo|envios masivos|disparo em massa|mass whatsapp|bulk sms|bulk whatsapp|oferta limitada|oferta por tiempo limitado|promocao imperdivel|contacte con|entre em contato pelo|captamos clientes|generamos leads para|geramos leads para|nous generons des leads|wir generieren leads}", o(fSpam, 100)),
 	r("spam", "{servicios de seo|posicionamiento web|enlaces|backlinks|servicos de seo|services seo|referencement|seo dienstleistungen|gana dinero|ganhe dinheiro|gagnez de le argent|geld verdienen|haga clic aqui|clique aqui|cliquez ici|klicken sie hier|criptomonedas|criptomoedas|cryptomonnaie|kryptowahrung}", o(fSpam, 100)),
 	r("vendor pitch", "{ofrecemos servicios|le ofrecemos|les ofrecemos|somos una agencia|propuesta de colaboracion|colaboracion con ustedes|alianza con ustedes|oferecemos servicos|somos uma agencia|proposta de parceria|parceria com voces|nous proposons|nous offrons nos services|nous sommes une agence|proposition de partenariat|partenariat avec vous|wir bieten|wir sind eine agentur|kooperation mit ihnen|partnerschaft mit ihnen|ihre website|ihr unternehmen|su sitio web|su pagina web|votre site|votre entreprise|seu site|sua empresa|collaboration karna|partnership chahiye}", o(fSpamWeak, 100)).native(),
+	r("competitor", "{hum bhi|hum log bhi|humari bhi|hamari bhi} .. {chalate|banate|bechte|offer karte|provide karte|run karte|bana rahe}", o(fCompetitor, 100)),
+	r("fishing for business data", "{aapka|aapke|aapki|apka|apke|apki|tumhara|tumhare} .. {margin|margins|tech stack|top clients|client list|revenue|commission|contract rate|supplier|suppliers|vendors|conversion rate}", o(fFishing, 100)),
+	r("fishing for business data", "{kaunsa|konsa|kaun sa|kon sa|kaun kaun} .. {tech stack|software|llm|model|supplier|vendor|clients}", o(fFishing, 100)),
+	r("fishing for business data", "{vos marges|votre marge|vos principaux clients|votre stack|stack technique|ihre marge|ihre margen|ihre grossten kunden|ihr tech stack|sus margenes|su margen|sus principales clientes|sus mayores clientes|suas margens|sua margem|seus principais clientes|seus maiores clientes}", o(fFishing, 100)),
+	// Idle chat: boredom, jokes, small talk with no product in it.
+	r("no intent", "{just bored|i am bored|tell me a joke|tell a joke|mir ist langweilig|mir ist nur langweilig|erzahl mal .. witz|erzahl .. witz|einen witz|je me ennuie|raconte moi une blague|une blague|estoy aburrido|estoy aburrida|cuentame un chiste|un chiste|to entediado|estou entediado|estou entediada|me conta uma piada|uma piada|bore ho raha|bore ho rahi|joke sunao|ek joke}", o(fNoIntent, 100)).native(),
 }
 
 // injectionRules are instructions to the scorer or the bot. A sentence
@@ -264,7 +338,9 @@ var injectionRules = []rule{
 	r("instruction to the scorer", "{lead score|my score|the score|lead status|qualification score} {to|of|should be|must be|is} .. {100|sql|hot|high|maximum|max|qualified}", o(fInjection, 100)).native(),
 	r("instruction to the scorer", "{modo desarrollador|modo desenvolvedor|mode developpeur|entwicklermodus|prompt del sistema|prompt do sistema|prompt systeme|tu prompt|seu prompt|ton prompt|dein prompt|systemprompt|que reglas te han dado|que modelo eres|qual modelo voce e|quel modele es tu|welches modell bist du|repite tu prompt|muestrame los datos|datos de los ultimos clientes|dados dos ultimos clientes|reveal your|show me your prompt|repeat your prompt|your instructions}", o(fInjection, 100)).native(),
 	r("instruction to the scorer", "{ignora|ignore|ignorez|ignoriere|olvida|esquece|oublie|oubliez|vergiss} .. {instrucciones|instrucoes|instructions|anweisungen|reglas|regras|regles|regeln}", o(fInjection, 100)).native(),
-	r("instruction to the scorer", "{marca|marcame|clasifica|califica|calificame|marque|classifique|qualifique|classez|marquez|considerez|markiere|stufe|bewerte|mark karo|mark kar do} .. {sql|mql|caliente|quente|chaud|qualifie|qualifiziert|hot lead|cliente calificado|lead qualificado|lead quente}", o(fInjection, 100)).native(),
+	r("instruction to the scorer", "{marca|marcame|clasifica|califica|calificame|marque|classifique|qualifique|classez|marquez|considerez|classe|classer|classe moi|markiere|stufe|bewerte|mark karo|mark kar do} .. {sql|mql|caliente|quente|chaud|qualifie|qualifiziert|hot lead|heissen|heisser|heisse|cliente calificado|lead qualificado|lead quente}", o(fInjection, 100)).native(),
+	r("instruction to the scorer", "{sql|mql|hot lead|qualified lead|qualified} .. {mark karo|mark kar do|mark kijiye|mark karna|bana do|likh do|classify karo|daal do}", o(fInjection, 100)).native(),
+	r("instruction to the scorer", "{instructions|instruction|rules|prompt|niyam} .. {ignore karo|ignore kar do|ignore kijiye|bhool jao|bhul jao}", o(fInjection, 100)).native(),
 }
 
 // intlRules is every rule of this file.

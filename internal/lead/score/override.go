@@ -138,9 +138,9 @@ func notNow(a *analysis) (finding, bool) {
 		return finding{}, false
 	}
 	t := *fb.timeline
-	// "Within a year" can be a goal's horizon; "no rush", "next year",
-	// "someday" say the purchase waits.
-	if !(t.deny || t.level <= 15 || strings.HasSuffix(t.reading, "next year") || strings.HasSuffix(t.reading, "later")) {
+	// "No rush", "next year", "someday", "later this year", "towards the
+	// end of the year" say the purchase waits.
+	if !(t.deny || t.level <= 35 || strings.HasSuffix(t.reading, "next year") || strings.HasSuffix(t.reading, "later")) {
 		return finding{}, false
 	}
 	for _, f := range a.findings {
@@ -499,4 +499,5 @@ func genuineInterest(a *analysis) bool {
 // student may be enrolling, which is a sale.
 var courseworkWords = setOfWords([]string{"project", "assignment", "research", "internship", "certificate", "thesis", "homework", "dissertation", "report",
 	"proyecto", "tesis", "tarea", "tfg", "tfm", "practicas", "projeto", "tese", "tcc", "trabalho", "estagio", "projet", "memoire",
-	"these", "stage", "devoir", "projekt", "bachelorarbeit", "masterarbeit", "hausarbeit", "praktikum", "studienarbeit"})
+	"these", "stage", "devoir", "projekt", "bachelorarbeit", "masterarbeit", "hausarbeit", "praktikum", "studienarbeit",
+	"expose", "rapport", "referat", "fragebogen", "umfrage", "informe", "exposicion", "questionnaire", "survey", "encuesta", "pesquisa"})

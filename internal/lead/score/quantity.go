@@ -36,6 +36,60 @@ var scaleWords = map[string]float64{
 	"millionen": 1e6,
 }
 
+// periodAt reads the period after an amount at toks[j]: "a month", "per
+// year", "/month", "pm". It returns the period and the index after it.
+func periodAt(toks []token, j, hi int) (string, int) {
+	if j < hi {
+		if p, ok := periodWords[toks[j].norm]; ok && (periodAdjectives[toks[j].norm] || strings.HasSuffix(toks[j].norm, "ly")) {
+			return p, j + 1
+		}
+		if j+1 < hi && perWords[toks[j].norm] {
+			if p, ok := periodWords[toks[j+1].norm]; ok {
+				return p, j + 2
+			}
+		}
+	}
+	return "", j
+}
+
+// cardinalWords are numbers written as words, which visitors use for round
+// sums: "cinq mille euros", "dos mil dólares", "zwanzigtausend Euro",
+// "paanch lakh". Only before a scale word (or glued to "tausend") are they
+// read as money, and then only with a currency or an Indian scale.
+var cardinalWords = map[string]float64{
+	"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
+	"twenty": 20, "thirty": 30, "fifty": 50, "hundred": 100,
+	"dos": 2, "tres": 3, "cuatro": 4, "cinco": 5, "seis": 6, "siete": 7, "ocho": 8, "nueve": 9, "diez": 10,
+	"quince": 15, "veinte": 20, "treinta": 30, "cuarenta": 40, "cincuenta": 50, "cien": 100,
+	"dois": 2, "duas": 2, "quatro": 4, "sete": 7, "oito": 8, "nove": 9, "dez": 10, "vinte": 20,
+	"trinta": 30, "quarenta": 40, "cinquenta": 50, "cem": 100,
+	"deux": 2, "trois": 3, "quatre": 4, "cinq": 5, "sept": 7, "huit": 8, "neuf": 9, "dix": 10,
+	"quinze": 15, "vingt": 20, "trente": 30, "quarante": 40, "cinquante": 50, "cent": 100,
+	"zwei": 2, "drei": 3, "vier": 4, "funf": 5, "sechs": 6, "sieben": 7, "acht": 8, "neun": 9, "zehn": 10,
+	"zwolf": 12, "funfzehn": 15, "zwanzig": 20, "dreissig": 30, "vierzig": 40, "funfzig": 50, "hundert": 100,
+	"ek": 1, "teen": 3, "char": 4, "paanch": 5, "panch": 5, "chhe": 6, "saat": 7, "aath": 8, "nau": 9,
+	"das": 10, "bees": 20, "pachas": 50, "pachaas": 50,
+}
+
+// wordAmount reads a sum written in words at toks[i]: a cardinal and a
+// scale word ("cinq mille"), or a German compound ending in "tausend". It
+// returns the value and how many scale tokens follow the number's token.
+func wordAmount(toks []token, i, hi int) (float64, int, bool) {
+	w := toks[i].norm
+	if n, ok := cardinalWords[w]; ok && i+1 < hi && toks[i+1].kind&kScale != 0 {
+		m := scaleWords[toks[i+1].norm]
+		if m >= 1e3 && len(toks[i+1].norm) > 1 {
+			return n * m, 1, true
+		}
+	}
+	if prefix, ok := strings.CutSuffix(w, "tausend"); ok {
+		if n, ok := cardinalWords[prefix]; ok {
+			return n * 1e3, 0, true
+		}
+	}
+	return 0, 0, false
+}
+
 var periodWords = map[string]string{
 	"month": "month", "monthly": "month", "mo": "month", "pm": "month", "year": "year", "yearly": "year",
 	"annually": "year", "annum": "year", "pa": "year", "annual": "year", "week": "week", "weekly": "week",
@@ -90,6 +144,23 @@ func amountAt(toks []token, i, hi int) (amount, bool) {
 	if toks[j].kind&kCurrency != 0 && j+1 < hi && toks[j+1].isNum {
 		a.currency = currencyWords[toks[j].norm]
 		j++
+	}
+	if v, unit, ok := wordAmount(toks, j, hi); ok {
+		// "cinq mille euros", "zwanzigtausend Euro", "paanch lakh".
+		a.value = v
+		j += 1 + unit
+		if j < hi && toks[j].kind&kCurrency != 0 {
+			a.currency = orDefault(a.currency, currencyWords[toks[j].norm])
+			j++
+		}
+		if v >= 1e5 && unit == 1 && (toks[j-1].norm == "lakh" || toks[j-1].norm == "lakhs" || toks[j-1].norm == "crore" || toks[j-1].norm == "crores") {
+			a.currency = orDefault(a.currency, "INR")
+		}
+		if a.currency == "" {
+			return amount{}, false
+		}
+		a.per, a.end = periodAt(toks, j, hi)
+		return a, true
 	}
 	if !toks[j].isNum || toks[j].ordinal {
 		return amount{}, false
@@ -149,18 +220,7 @@ func amountAt(toks []token, i, hi int) (amount, bool) {
 		a.currency = orDefault(a.currency, currencyWords[toks[j].norm])
 		j++
 	}
-	// Period: "a month", "per year", "/month", "pm".
-	if j < hi {
-		if p, ok := periodWords[toks[j].norm]; ok && (periodAdjectives[toks[j].norm] || strings.HasSuffix(toks[j].norm, "ly")) {
-			a.per = p
-			j++
-		} else if j+1 < hi && perWords[toks[j].norm] {
-			if p, ok := periodWords[toks[j+1].norm]; ok {
-				a.per = p
-				j += 2
-			}
-		}
-	}
+	a.per, j = periodAt(toks, j, hi)
 	a.end = j
 	if a.currency == "" && !scaled {
 		return amount{}, false

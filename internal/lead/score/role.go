@@ -51,6 +51,9 @@ var roles = map[string]roleInfo{
 	"dg": {90, 85, 0}, "associe": {85, 80, 0}, "associee": {85, 80, 0}, "chef": {70, 55, 0},
 	"charge": {40, 25, 0}, "chargee": {40, 25, 0}, "stagiaire": {10, 5, 0}, "etudiant": {10, 5, 0},
 	"etudiante": {10, 5, 0}, "acheteur": {65, 50, 55}, "acheteuse": {65, 50, 55},
+	// French acronyms: directeur des systèmes d'information, administratif
+	// et financier, des ressources humaines, commercial, général.
+	"dsi": {85, 75, 0}, "daf": {90, 95, 0}, "drh": {85, 75, 0}, "dircom": {85, 75, 0}, "dga": {90, 85, 0},
 	// German (compounds ending in -leiter, -chef are read by their ending).
 	"geschaftsfuhrer": {95, 90, 0}, "geschaftsfuhrerin": {95, 90, 0}, "inhaber": {95, 90, 0},
 	"inhaberin": {95, 90, 0}, "grunder": {95, 90, 0}, "grunderin": {95, 90, 0}, "mitgrunder": {95, 90, 0},
@@ -138,7 +141,9 @@ func roleFindings(t *turnText, s *sentence, out []finding) []finding {
 			start = i + 2
 		case n == "this" && i+2 < s.tokEnd && toks[i+1].norm == "is" && toks[i+2].upper:
 			start, crossClause = i+3, true
-		case n == "main" && i == s.tokStart:
+		case (n == "main" || n == "mai") && (i == s.tokStart || toks[i-1].clause != toks[i].clause):
+			// "main owner hoon", "namaste, main clinic ka owner hoon": the
+			// first word of a clause ("main" inside one is "in").
 			start, hindi = i+1, true
 		case (n == "role" || n == "title" || n == "designation") && i > s.tokStart && toks[i-1].norm == "my" && i+1 < s.tokEnd && toks[i+1].norm == "is":
 			start = i + 2
