@@ -96,9 +96,10 @@ const (
 	setExisting = "existing"
 	setDev      = "blind dev"
 	setTest     = "blind test"
-	// Blind set B (French, German, Hinglish): its development half; the
-	// test half waits in testdata/blind_b/, unread, for the end of issue 17.
-	setDevB = "blind B dev"
+	// Blind set B (French, German, Hinglish): its development half and its
+	// test half (kept unread until the end of issue 17's rule work).
+	setDevB  = "blind B dev"
+	setTestB = "blind B test"
 )
 
 func evalSet(c evalCase) string {
@@ -109,6 +110,8 @@ func evalSet(c evalCase) string {
 		return setTest
 	case "blind_b_dev.json":
 		return setDevB
+	case "blind_b_test.json":
+		return setTestB
 	}
 	return setExisting
 }
@@ -128,7 +131,8 @@ var goals = map[string]goal{
 	setExisting: {accuracy: 0.90, noTwoOff: true},
 	setDev:      {accuracy: 0.85, perLanguage: 0.80, noTwoOff: true},
 	// Run once at the end: 40/67 (59.7%), 11 two tiers off, en 63%, es 61%,
-	// pt 53%. The issue's goals do not hold on the test half, so only a
+	// pt 53%; again after set B's rule work (2026-11-26): 41/67 (61.2%),
+	// 9 two tiers off. The issue's goals do not hold on the test half, so only a
 	// floor under today's figure is enforced (see testdata/README.md).
 	setTest: {accuracy: 0.55},
 	// First run, 2026-11-25, before any rule for these languages: 43/55
@@ -138,6 +142,10 @@ var goals = map[string]goal{
 	// hi-en 100%. The floor sits a little under it, with the issue's
 	// per-language and two-tiers-off goals.
 	setDevB: {accuracy: 0.94, perLanguage: 0.90, noTwoOff: true},
+	// Run once, 2026-11-26, after the rule work on the development halves
+	// (then at 98% and 100%, in-sample): 38/53 (71.7%), two tiers off 2;
+	// de 71%, fr 72%, hi-en 72%. The goals do not hold; a floor under it.
+	setTestB: {accuracy: 0.70},
 }
 
 // evalReport is one set's outcome.
@@ -274,7 +282,7 @@ func TestEvaluation(t *testing.T) {
 		cases = keep
 	}
 	reports := evaluate(cases, rulesOnly)
-	for _, set := range []string{setExisting, setDev, setTest, setDevB} {
+	for _, set := range []string{setExisting, setDev, setTest, setDevB, setTestB} {
 		rep := reports[set]
 		if rep == nil {
 			if set == setExisting && os.Getenv("LEAD_EVAL_SETS") == "" {
