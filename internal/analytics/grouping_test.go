@@ -2,7 +2,9 @@ package analytics
 
 import (
 	"encoding/json"
+	"fmt"
 	"hash/fnv"
+	"math/rand/v2"
 	"os"
 	"sort"
 	"testing"
@@ -52,7 +54,7 @@ func pairwise(labels, groups []int) (p, r, f float64) {
 
 // groupingFloor is the F1 measured when the grouping last changed, less a
 // little: a change that groups worse fails.
-var groupingFloor = map[string]float64{"dev": 0.15, "test": 0.30}
+var groupingFloor = map[string]float64{"dev": 0.78, "test": 0.64}
 
 // groupQuestions runs the grouping as the endpoints do: by topic, most
 // asked first.
@@ -86,8 +88,10 @@ func groupQuestions(qs []string) []int {
 // TestGroupingQuality: visitor questions of a labelled set written without
 // the code (testdata/question_groups.json: paraphrases, typos, other word
 // orders) grouped by meaning. Issue 15 asks pairwise F1 ≥ 0.85; the
-// lexical grouping does not reach it (see docs/benchmarks.md), so the test
-// prints the figures and holds the floor measured, against regressions.
+// lexicon-and-concepts grouping reaches 0.81 on the dev half it was tuned
+// on and 0.67 on the test half (the lexical one before it: 0.17, 0.35), so
+// the test prints the figures and holds the floor measured, against
+// regressions. Tune on the dev half only (GROUPING_VERBOSE=1 prints it).
 func TestGroupingQuality(t *testing.T) {
 	raw, err := os.ReadFile("testdata/question_groups.json")
 	if err != nil {
@@ -118,5 +122,130 @@ func TestGroupingQuality(t *testing.T) {
 		if f < groupingFloor[h] {
 			t.Errorf("%s half: pairwise F1 %.3f fell below the floor %.2f", h, f, groupingFloor[h])
 		}
+	}
+}
+
+// TestTopic: the stored key folds paraphrases to the lexicon's concepts.
+func TestTopic(t *testing.T) {
+	for _, c := range []struct{ q, want string }{
+		{"how much does it cost?", "price"},
+		{"pricing?", "price"},
+		{"what's the price", "price"},
+		{"hi", ""},
+		{"can i check in early", "checkin earli"},
+		{"what time is check out", "checkout time"},
+		{"i forgot my pasword", "password reset"},
+		{"how do i close my account", "account delete"},
+		{"when are you open", "hours time"},
+		{"open a savings account", "bankaccount signup"},
+		{"my discount code isn't working", "discount error"},
+		{"where is my order", "order track"},
+		{"where are you located", "location"},
+		{"do you ship to canada", "abroad shipping"},
+	} {
+		if got := Topic(c.q); got != c.want {
+			t.Errorf("Topic(%q) = %q, want %q", c.q, got, c.want)
+		}
+	}
+}
+
+// TestTopicSimilarity: questions about one thing are near enough to group,
+// questions about different things of one business are not.
+func TestTopicSimilarity(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		same bool
+	}{
+		{"how much does it cost?", "pricing?", true},
+		{"pricing?", "what's the price", true},
+		{"what's the price", "how much is it", true},
+		{"where is my order", "track my package", true},
+		{"i forgot my password", "reset password", true},
+		{"reset my password", "change my email", false},
+		{"cancel my subscription", "cancel my order", false},
+		{"cancel my appointment", "book an appointment", false},
+		{"i need to reschedule my appointment", "can i change my appointment", true},
+		{"what time is checkout", "can i check in early", false},
+		{"when are you open", "what are your opening hours", true},
+		{"do you have a free trial", "can i try it for free", true},
+		{"do you have a student discount", "do you offer scholarships", false},
+		{"the app keeps crashing", "i get an error on the dashboard", true},
+		{"speak to a human", "agent please", true},
+		{"is there parking", "where can i park", true},
+		{"is there parking", "is there wifi", false},
+		{"do you accept paypal", "can i pay with apple pay", true},
+		{"my order arrived damaged", "i got the wrong item", false},
+		{"do you ship internationally", "do you deliver to australia", true},
+		{"how much is shipping", "how long does shipping take", false},
+		{"is my data secure", "are you gdpr compliant", true},
+		{"does it integrate with shopify", "can i connect it to hubspot", true},
+	} {
+		s := topicSimilarity(Topic(c.a), Topic(c.b))
+		if (s >= GroupThreshold) != c.same {
+			t.Errorf("%q (%s) ~ %q (%s): similarity %.2f, same %v (threshold %.2f)", c.a, Topic(c.a), c.b, Topic(c.b), s, c.same, GroupThreshold)
+		}
+	}
+}
+
+// TestNearIndex: typos find the word they misspell; short words need an
+// exact match.
+func TestNearIndex(t *testing.T) {
+	n := newNearIndex([]string{"shipping", "password", "receive", "card"})
+	for _, c := range []struct{ w, want string }{
+		{"shiping", "shipping"}, {"pasword", "password"}, {"passwrod", "password"}, {"recieve", "receive"},
+		{"cart", ""}, {"pass", ""},
+	} {
+		if got, _ := n.find(c.w); got != c.want {
+			t.Errorf("find(%q) = %q, want %q", c.w, got, c.want)
+		}
+	}
+}
+
+// TestGroupTopicsLeaders: the most asked topic leads, and a later topic
+// never takes over an earlier group.
+func TestGroupTopicsLeaders(t *testing.T) {
+	var topics []topicSet
+	for i, q := range []string{"how much does it cost", "pricing", "where is my order", "track my package", "price?"} {
+		tp := Topic(q)
+		topics = append(topics, topicSet{topic: tp, terms: splitTopic(tp), count: 10 - i})
+	}
+	of := groupTopics(topics)
+	if want := []int{0, 0, 2, 2, 0}; fmt.Sprint(of) != fmt.Sprint(want) {
+		t.Errorf("groupTopics = %v, want %v", of, want)
+	}
+}
+
+// BenchmarkGroupTopics: 2,000 distinct topics, as many as a busy report
+// reads, of concepts and other words.
+func BenchmarkGroupTopics(b *testing.B) {
+	x := lexicalIndex()
+	r := rand.New(rand.NewPCG(1, 2))
+	var names []string
+	for name := range x.weight {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	seen := map[string]bool{}
+	var topics []topicSet
+	for len(topics) < 2000 {
+		var terms []string
+		for k := 1 + r.IntN(5); k > 0; k-- {
+			if r.IntN(3) == 0 {
+				terms = append(terms, fmt.Sprintf("word%d", r.IntN(3000)))
+			} else {
+				terms = append(terms, names[r.IntN(len(names))])
+			}
+		}
+		sort.Strings(terms)
+		tp := fmt.Sprint(terms)
+		if seen[tp] {
+			continue
+		}
+		seen[tp] = true
+		topics = append(topics, topicSet{topic: tp, terms: terms, count: 2000 - len(topics)})
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		groupTopics(topics)
 	}
 }

@@ -4,99 +4,225 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unicode"
 
 	"concierge/internal/retrieval"
 )
 
-// Synonyms a visitor uses for one thing, folded to the concept's first
-// word. General customer-service vocabulary: how people ask about price,
-// delivery, refunds, opening hours, contact and the like, whatever the
-// business. A word belongs to one concept only.
-var synonymSets = [][]string{
-	{"price", "pricing", "prices", "priced", "cost", "costs", "costing", "fee", "fees", "charge", "charges", "rate",
-		"rates", "expensive", "cheap", "quote", "tariff"},
-	{"shipping", "ship", "ships", "shipped", "delivery", "deliver", "delivers", "delivered", "postage", "courier",
-		"dispatch", "dispatched", "send", "sent", "arrive", "arrives", "arrival"},
-	{"refund", "refunds", "refunded", "reimburse", "reimbursement", "moneyback"},
-	{"cancel", "cancellation", "cancelling", "canceling", "cancelled", "canceled", "terminate", "termination"},
-	{"hours", "open", "opening", "opens", "close", "closing", "closes", "closed", "timings"},
-	{"location", "located", "address", "directions", "situated"},
-	{"phone", "telephone", "call", "ring", "number", "hotline"},
-	{"human", "person", "agent", "representative", "rep", "operator", "staff", "real"},
-	{"discount", "discounts", "coupon", "coupons", "promo", "promotion", "voucher", "vouchers", "deal", "deals", "sale"},
-	{"password", "passcode", "pwd"},
-	{"login", "log", "signin", "sign"},
-	{"job", "jobs", "career", "careers", "hiring", "hire", "vacancy", "vacancies", "position", "positions", "opening"},
-	{"pay", "payment", "payments", "paying", "paid"},
-	{"book", "booking", "reserve", "reservation", "reservations", "schedule", "scheduling"},
-	{"appointment", "appointments", "appt", "consultation", "visit", "slot"},
-	{"order", "orders", "purchase", "purchases", "bought", "package", "parcel"},
-	{"track", "tracking", "trace", "status", "where"},
-	{"trial", "trials", "try", "test"},
-	{"subscription", "subscriptions", "subscribe", "plan", "plans", "membership", "member"},
-	{"broken", "damaged", "damage", "defective", "faulty", "cracked", "smashed"},
-	{"wrong", "incorrect", "mistaken"},
-	{"change", "update", "modify", "edit", "switch"},
-	{"delete", "remove", "erase", "close"},
-	{"account", "profile"},
-	{"wifi", "internet", "wlan"},
-	{"abroad", "international", "internationally", "overseas", "worldwide", "countries", "country"},
-	{"invoice", "invoices", "receipt", "receipts", "bill"},
-	{"available", "availability", "stock", "instock"},
-	{"guarantee", "warranty", "warranties", "guaranteed"},
+// lexIndex is the lexicon (topic_lexicon.go) ready for matching.
+type lexIndex struct {
+	// phrases by their first word, longest first: a phrase or single
+	// word as written, matched on whole words before stemming.
+	phrases map[string][]lexPhrase
+	// stems: a lexicon word's stem (retrieval.QuestionTerms) → its
+	// concepts, for inflections and for topics stored by older versions.
+	stems map[string][]string
+	// near finds a stem within one or two edits of a misspelt term.
+	near *nearIndex
+	// weight of each concept name; generic stems weigh wGeneric.
+	weight  map[string]float64
+	generic map[string]bool
+	// conceptID numbers the concepts, in lexicon order; related lists,
+	// by concept id, the concepts related to it (relatedConcepts).
+	conceptID map[string]int32
+	related   [][]relation
+}
+
+type relation struct {
+	id int32
+	f  float32
+}
+
+type lexPhrase struct {
+	words    []string
+	concepts []string
 }
 
 var (
-	synOnce sync.Once
-	synOf   map[string]string // stemmed term → the concept's stemmed first word
+	lexOnce sync.Once
+	lex     *lexIndex
 )
 
-func synonyms() map[string]string {
-	synOnce.Do(func() {
-		synOf = map[string]string{}
-		for _, set := range synonymSets {
-			head := ""
-			for _, w := range set {
-				ts := retrieval.QuestionTerms(w)
-				if len(ts) != 1 {
-					continue // a stop word or filler: never in a topic anyway
-				}
-				if head == "" {
-					head = ts[0]
-				}
-				if _, taken := synOf[ts[0]]; !taken {
-					synOf[ts[0]] = head
+func lexicalIndex() *lexIndex {
+	lexOnce.Do(func() {
+		x := &lexIndex{phrases: map[string][]lexPhrase{}, stems: map[string][]string{},
+			weight: map[string]float64{}, generic: map[string]bool{}, conceptID: map[string]int32{}}
+		seen := map[string]bool{}
+		add := func(phrase string, concepts []string) {
+			words := phraseWords(phrase)
+			key := strings.Join(words, " ")
+			if len(words) == 0 || seen[key] {
+				return // a word belongs to its first concept only
+			}
+			seen[key] = true
+			x.phrases[words[0]] = append(x.phrases[words[0]], lexPhrase{words: words, concepts: concepts})
+			if len(words) == 1 {
+				if ts := retrieval.QuestionTerms(words[0]); len(ts) == 1 {
+					if _, taken := x.stems[ts[0]]; !taken {
+						x.stems[ts[0]] = concepts
+					}
 				}
 			}
 		}
+		for i, c := range lexicon {
+			x.weight[c.name] = c.weight
+			x.conceptID[c.name] = int32(i)
+		}
+		x.related = make([][]relation, len(lexicon))
+		for _, r := range relatedConcepts {
+			a, b := x.conceptID[r.a], x.conceptID[r.b]
+			x.related[a] = append(x.related[a], relation{b, float32(r.f)})
+			x.related[b] = append(x.related[b], relation{a, float32(r.f)})
+		}
+		for _, phrase := range slices.Sorted(mapKeys(compounds)) {
+			add(phrase, compounds[phrase])
+		}
+		for _, c := range lexicon {
+			for _, w := range c.words {
+				add(w, []string{c.name})
+			}
+		}
+		for _, w := range generic {
+			for _, t := range retrieval.QuestionTerms(w) {
+				if _, known := x.stems[t]; !known {
+					x.generic[t] = true
+				}
+			}
+			if ws := phraseWords(w); len(ws) == 1 {
+				x.generic[ws[0]] = true
+			}
+		}
+		for _, ps := range x.phrases {
+			slices.SortStableFunc(ps, func(a, b lexPhrase) int { return len(b.words) - len(a.words) })
+		}
+		// Concept names are topic terms too: a stored topic's term maps to
+		// itself.
+		for name := range x.weight {
+			x.stems[name] = []string{name}
+		}
+		x.near = newNearIndex(slices.Sorted(mapKeys(x.stems)))
+		lex = x
 	})
-	return synOf
+	return lex
+}
+
+func mapKeys[V any](m map[string]V) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+// phraseWords splits lower-cased text into words: letters and digits,
+// apostrophes dropped ("doesn't" → "doesnt"), anything else a separator.
+func phraseWords(s string) []string {
+	words, _ := splitWords(s)
+	return words
+}
+
+// splitWords is phraseWords and the same words as typed, apostrophes
+// kept, for the analyser ("i'd" is a stop word and a suffix, "id" is not).
+func splitWords(s string) (words, raw []string) {
+	var b, r strings.Builder
+	flush := func() {
+		if b.Len() > 0 {
+			words, raw = append(words, b.String()), append(raw, r.String())
+		}
+		b.Reset()
+		r.Reset()
+	}
+	for _, c := range strings.ToLower(s) {
+		switch {
+		case c == '\'' || c == '’':
+			if b.Len() > 0 {
+				r.WriteRune(c)
+			}
+		case unicode.IsLetter(c) || unicode.IsNumber(c) || unicode.IsMark(c):
+			b.WriteRune(c)
+			r.WriteRune(c)
+		default:
+			flush()
+		}
+	}
+	flush()
+	return words, raw
+}
+
+// concepts of one analysed term: by stem, else by near spelling (typos:
+// "shiping", "pasword") for terms of five or more bytes.
+func (x *lexIndex) conceptsOf(term string) ([]string, bool) {
+	if cs, ok := x.stems[term]; ok {
+		return cs, true
+	}
+	if x.generic[term] || len(term) < 5 {
+		return nil, false
+	}
+	if s, ok := x.near.find(term); ok {
+		return x.stems[s], true
+	}
+	return nil, false
 }
 
 // maxTopicTerms bounds a topic: the first terms of a long message say
 // what it is about.
 const maxTopicTerms = 8
 
-// Topic is the grouping key of a visitor's question: its content terms
-// (retrieval.QuestionTerms), synonyms folded, distinct and sorted, joined
-// by spaces. Paraphrases share it ("how much does it cost?", "pricing?",
-// "what's the price" → "price"); near ones are merged when read
-// (grouping). "" for a message without content terms ("hi", "thanks").
+// Topic is the grouping key of a visitor's question: the customer-service
+// concepts it asks about (topic_lexicon.go: "how much does it cost?",
+// "pricing?" and "what's the price" are all "price"; "check in" and
+// "check out" are not the same) and, for its other words, their content
+// terms (retrieval.QuestionTerms: stop words and question frames dropped,
+// stemmed), distinct and sorted, joined by spaces, at most 8. Phrases are
+// found on the words as typed, single words also by stem and by near
+// spelling. Near questions are merged when read (grouping). "" for a
+// message without content ("hi", "thanks").
 func Topic(question string) string {
-	syn := synonyms()
-	terms := retrieval.QuestionTerms(question)
-	out := make([]string, 0, min(len(terms), maxTopicTerms))
-	for _, t := range terms {
-		if c, ok := syn[t]; ok {
-			t = c
-		}
-		if !slices.Contains(out, t) {
+	x := lexicalIndex()
+	words, raw := splitWords(question)
+	var out []string
+	addTerm := func(t string) {
+		if len(out) < maxTopicTerms && !slices.Contains(out, t) {
 			out = append(out, t)
-			if len(out) == maxTopicTerms {
-				break
+		}
+	}
+	var rest []string
+	for i := 0; i < len(words); {
+		n, cs := x.match(words[i:])
+		if n == 0 {
+			rest = append(rest, raw[i])
+			i++
+			continue
+		}
+		for _, c := range cs {
+			addTerm(c)
+		}
+		i += n
+	}
+	// The other words are analysed together, so the question's frame is
+	// dropped as a whole ("how long does it take").
+	for _, t := range retrieval.QuestionTerms(strings.Join(rest, " ")) {
+		if cs, ok := x.conceptsOf(t); ok {
+			for _, c := range cs {
+				addTerm(c)
 			}
+		} else {
+			addTerm(t)
 		}
 	}
 	slices.Sort(out)
 	return strings.Join(out, " ")
+}
+
+// match is the longest lexicon phrase starting the words: its length and
+// concepts, or 0.
+func (x *lexIndex) match(words []string) (int, []string) {
+	for _, p := range x.phrases[words[0]] {
+		if len(p.words) <= len(words) && slices.Equal(p.words, words[:len(p.words)]) {
+			return len(p.words), p.concepts
+		}
+	}
+	return 0, nil
 }
