@@ -223,6 +223,9 @@ func TestReportsFromRealTraffic(t *testing.T) {
 		if num(t, j, "average_pages_before_lead") != 1 {
 			t.Errorf("pages before lead: %v", j["average_pages_before_lead"])
 		}
+		if err := a.Analytics.VerifyQuarters(context.Background()); err != nil {
+			t.Error(err)
+		}
 	})
 }
 
@@ -257,6 +260,16 @@ func TestWindowsAndTimeZones(t *testing.T) {
 				fmt.Sprintf("m-%d", i), sid, ws, bot, "price?", i%2 == 0, ts); err != nil {
 				t.Fatal(err)
 			}
+		}
+		// Rows written straight into the tables: their quarters from them.
+		if err := a.Analytics.VerifyQuarters(ctx); err == nil {
+			t.Fatal("rows written around the writers: VerifyQuarters saw no difference")
+		}
+		if err := a.Analytics.Rebuild(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := a.Analytics.VerifyQuarters(ctx); err != nil {
+			t.Fatal(err)
 		}
 		d := get(t, a, key, "/analytics/dashboard?from=2026-03-06&to=2026-03-09&tz=America/New_York", 200)
 		want := map[string]float64{"2026-03-06": 1, "2026-03-07": 2, "2026-03-08": 2, "2026-03-09": 1}

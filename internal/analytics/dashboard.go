@@ -16,6 +16,8 @@ const (
 	visitorCond = "m.role = 'user' AND m.topic IS NOT NULL"
 	// A question put to the bot (not to an operator, not while offline).
 	questionCond = visitorCond + " AND m.reply_answered IS NOT NULL"
+	// A reply the bot delivered (its credits and rating count).
+	replyCond = "m.role = 'assistant' AND m.status = 'completed'"
 )
 
 // Dashboard is the window's totals and day series.
@@ -57,24 +59,14 @@ func (s *Service) Dashboard(ctx context.Context, workspaceID int64, q Query) (*D
 		return nil, err
 	}
 	d := &Dashboard{Window: cur, Previous: prev}
-	sess, err := s.pass(ctx, sc, cur, prev, "chat_sessions s", "s", "s.created_at", convCond,
-		"COUNT(*)", "SUM(CASE WHEN s.handoff_requested_at IS NOT NULL THEN 1 ELSE 0 END)")
+	// Conversations and messages from their quarters (analytics_quarters).
+	qs, err := s.quarterPass(ctx, sc, cur, prev, quarterColumns...)
 	if err != nil {
 		return nil, err
 	}
-	d.Conversations, d.Handoffs = sess.compared(0, cur, prev), sess.compared(1, cur, prev)
-	msgs, err := s.pass(ctx, sc, cur, prev, "chat_messages m", "m", "m.created_at", "",
-		"SUM(CASE WHEN "+visitorCond+" THEN 1 ELSE 0 END)",
-		"SUM(CASE WHEN "+questionCond+" THEN 1 ELSE 0 END)",
-		"SUM(CASE WHEN "+questionCond+" AND m.reply_answered = TRUE THEN 1 ELSE 0 END)",
-		"SUM(CASE WHEN m.role = 'assistant' AND m.rating = 1 THEN 1 ELSE 0 END)",
-		"SUM(CASE WHEN m.role = 'assistant' AND m.rating = -1 THEN 1 ELSE 0 END)",
-		"SUM(CASE WHEN m.role = 'assistant' AND m.status = 'completed' THEN m.credits ELSE 0 END)")
-	if err != nil {
-		return nil, err
-	}
-	d.VisitorMessages, d.Questions, d.Answered = msgs.compared(0, cur, prev), msgs.compared(1, cur, prev), msgs.compared(2, cur, prev)
-	d.RatingsUp, d.RatingsDown = msgs.compared(3, cur, prev), msgs.compared(4, cur, prev)
+	d.Conversations, d.Handoffs = qs.compared(0, cur, prev), qs.compared(1, cur, prev)
+	d.VisitorMessages, d.Questions, d.Answered = qs.compared(2, cur, prev), qs.compared(3, cur, prev), qs.compared(4, cur, prev)
+	d.RatingsUp, d.RatingsDown = qs.compared(5, cur, prev), qs.compared(6, cur, prev)
 	captured, err := s.pass(ctx, sc, cur, prev, "leads l", "l", "l.captured_at", "", "COUNT(*)")
 	if err != nil {
 		return nil, err
@@ -94,14 +86,14 @@ func (s *Service) Dashboard(ctx context.Context, workspaceID int64, q Query) (*D
 	if err != nil {
 		return nil, err
 	}
-	credits := func(w Window) int64 { return msgs.total(5, w) + follow.total(1, w) + docs.total(0, w) }
+	credits := func(w Window) int64 { return qs.total(7, w) + follow.total(1, w) + docs.total(0, w) }
 	d.CreditsSpent = Compared{credits(cur), credits(prev)}
 	d.UnansweredQuestions = Compared{d.Questions.Value - d.Answered.Value, d.Questions.Previous - d.Answered.Previous}
 	d.AnsweredRate = RateCompared{rate(int(d.Answered.Value), int(d.Questions.Value)), rate(int(d.Answered.Previous), int(d.Questions.Previous))}
 	d.Satisfaction = RateCompared{rate(int(d.RatingsUp.Value), int(d.RatingsUp.Value+d.RatingsDown.Value)),
 		rate(int(d.RatingsUp.Previous), int(d.RatingsUp.Previous+d.RatingsDown.Previous))}
-	convs, leads := sess.daily(0, cur), captured.daily(0, cur)
-	cm, cf, cd := msgs.daily(5, cur), follow.daily(1, cur), docs.daily(0, cur)
+	convs, leads := qs.daily(0, cur), captured.daily(0, cur)
+	cm, cf, cd := qs.daily(7, cur), follow.daily(1, cur), docs.daily(0, cur)
 	for i, day := range cur.dates() {
 		d.Series = append(d.Series, DayPoint{Date: day, Conversations: convs[i], Leads: leads[i], Credits: cm[i] + cf[i] + cd[i]})
 	}

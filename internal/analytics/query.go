@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jmoiron/sqlx"
+
 	"concierge/internal/store"
 )
 
@@ -143,23 +145,28 @@ func (s *Service) pass(ctx context.Context, sc scope, cur, prev Window, from, al
 	if err != nil {
 		return nil, fmt.Errorf("analytics: pass: %w", err)
 	}
+	return scanSums(rows, len(exprs))
+}
+
+// scanSums reads rows of (quarter, n sums), ascending, and closes them.
+func scanSums(rows *sqlx.Rows, n int) (*sums, error) {
 	defer rows.Close()
 	out := &sums{}
 	for rows.Next() {
-		v := make([]int64, len(exprs))
+		v := make([]int64, n)
 		var b int64
 		dst := []any{&b}
 		for i := range v {
 			dst = append(dst, &v[i])
 		}
 		if err := rows.Scan(dst...); err != nil {
-			return nil, fmt.Errorf("analytics: pass: %w", err)
+			return nil, fmt.Errorf("analytics: sums: %w", err)
 		}
 		out.buckets = append(out.buckets, b)
 		out.vals = append(out.vals, v)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("analytics: pass: %w", err)
+		return nil, fmt.Errorf("analytics: sums: %w", err)
 	}
 	return out, nil
 }

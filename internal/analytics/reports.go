@@ -142,9 +142,7 @@ func (s *Service) Ratings(ctx context.Context, workspaceID int64, q Query) (*Rat
 		return nil, err
 	}
 	r := &Ratings{Window: cur, Previous: prev}
-	const asst = "m.role = 'assistant' AND m.status = 'completed'"
-	p, err := s.pass(ctx, sc, cur, prev, "chat_messages m", "m", "m.created_at", asst,
-		"SUM(CASE WHEN m.rating = 1 THEN 1 ELSE 0 END)", "SUM(CASE WHEN m.rating = -1 THEN 1 ELSE 0 END)", "COUNT(*)")
+	p, err := s.quarterPass(ctx, sc, cur, prev, "ratings_up", "ratings_down", "replies")
 	if err != nil {
 		return nil, err
 	}
@@ -174,7 +172,7 @@ func (s *Service) Ratings(ctx context.Context, workspaceID int64, q Query) (*Rat
 		(SELECT u.text FROM chat_messages u WHERE u.session_id = m.session_id AND u.role = 'user' AND u.id < m.id
 		 ORDER BY u.id DESC LIMIT 1) AS question
 		FROM chat_messages m JOIN chat_sessions s ON s.id = m.session_id
-		WHERE `+scond+` AND `+tcond+` AND `+asst+` AND m.rating = -1 ORDER BY m.created_at DESC, m.id DESC LIMIT 10`,
+		WHERE `+scond+` AND `+tcond+` AND m.rating = -1 AND `+replyCond+` ORDER BY m.created_at DESC, m.id DESC LIMIT 10`,
 		append(sargs, targs...)...); err != nil {
 		return nil, fmt.Errorf("analytics: lowest rated: %w", err)
 	}

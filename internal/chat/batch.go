@@ -12,6 +12,7 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
+	"concierge/internal/analytics"
 	"concierge/internal/billing"
 	"concierge/internal/coalesce"
 	"concierge/internal/outbox"
@@ -204,13 +205,16 @@ func (s *Service) recordBatchTx(ctx context.Context, tx *sqlx.Tx, ws []*replyWri
 	}
 	// Existing sessions, in id order for the same reason.
 	slices.SortStableFunc(continued, func(a, b *replyWrite) int { return cmp.Compare(a.p.sessionID, b.p.sessionID) })
+	var deltas []analytics.Delta
 	for _, w := range continued {
-		if _, err := store.Exec(ctx, tx, `UPDATE chat_sessions SET messages = messages + 2,
+		var c analytics.Counted
+		if err := store.Get(ctx, tx, &c, `UPDATE chat_sessions SET messages = messages + 2,
 			visitor_messages = visitor_messages + 1, answered_replies = answered_replies + ?,
-			unanswered_replies = unanswered_replies + ?, last_message_at = ? WHERE id = ?`, b2i(w.ans.Answered),
-			b2i(!w.ans.Answered), now, w.p.sessionID); err != nil {
+			unanswered_replies = unanswered_replies + ?, last_message_at = ? WHERE id = ?
+			RETURNING `+analytics.CountedColumns, b2i(w.ans.Answered), b2i(!w.ans.Answered), now, w.p.sessionID); err != nil {
 			return err
 		}
+		deltas = append(deltas, c.Delta(w.p.req.Bot.ID))
 	}
 	if err := s.insertSessions(ctx, tx, fresh, now); err != nil {
 		return err
@@ -228,7 +232,20 @@ func (s *Service) recordBatchTx(ctx context.Context, tx *sqlx.Tx, ws []*replyWri
 			return err
 		}
 	}
-	return s.insertExchanges(ctx, tx, ok, now)
+	if err := s.insertExchanges(ctx, tx, ok, now); err != nil {
+		return err
+	}
+	for _, w := range ok {
+		d := analytics.Delta{BotID: w.p.req.Bot.ID, At: now, Replies: 1, ReplyCredits: w.p.cost}
+		if !w.p.req.Preview {
+			d.VisitorMessages, d.Questions, d.Answered = 1, 1, int64(b2i(w.ans.Answered))
+			if w.fresh {
+				d.Conversations = 1
+			}
+		}
+		deltas = append(deltas, d)
+	}
+	return analytics.Record(ctx, tx, deltas...)
 }
 
 // insertSessions creates the sessions of replies that start one.

@@ -198,6 +198,9 @@ type pending struct {
 	// questionID is the visitor's message of a reserved reply: completing
 	// the reply records on it whether it was answered (analytics).
 	questionID int64
+	// askedAt is when reserve wrote the question and the pending reply
+	// (both are dated by it, and so are their analytics figures).
+	askedAt time.Time
 	// oneShot: the answerer composes the whole reply at once and cannot
 	// fail midway, so nothing is reserved: the exchange is written in one
 	// transaction once the reply exists (see record).

@@ -90,21 +90,34 @@ func (s *Service) openSession(ctx context.Context, p *pending) error {
 		if err := s.newSessionTx(ctx, tx, p, now); err != nil {
 			return err
 		}
-		return s.addUserMessageTx(ctx, tx, p, now, 1)
+		d, err := s.addUserMessageTx(ctx, tx, p, now, 1)
+		if err != nil {
+			return err
+		}
+		return analytics.Record(ctx, tx, d...)
 	})
 }
 
-func (s *Service) addUserMessageTx(ctx context.Context, tx store.Q, p *pending, now time.Time, added int) error {
+// addUserMessageTx writes the visitor's message and counts it on the
+// session; it returns the analytics deltas the caller records last.
+func (s *Service) addUserMessageTx(ctx context.Context, tx store.Q, p *pending, now time.Time, added int) ([]analytics.Delta, error) {
 	b := p.req.Bot.Bot
+	topic := questionTopic(p)
 	if err := store.Get(ctx, tx, &p.questionID, `INSERT INTO chat_messages (public_id, session_id, workspace_id, bot_id, role,
 		status, text, topic, created_at, completed_at) VALUES (?, ?, ?, ?, 'user', 'completed', ?, ?, ?, ?) RETURNING id`,
-		secret.OrderedToken("msg_", 12), p.sessionID, b.WorkspaceID, b.ID, p.req.Message, questionTopic(p), now, now); err != nil {
-		return err
+		secret.OrderedToken("msg_", 12), p.sessionID, b.WorkspaceID, b.ID, p.req.Message, topic, now, now); err != nil {
+		return nil, err
 	}
-	_, err := store.Exec(ctx, tx, `UPDATE chat_sessions SET messages = messages + ?, visitor_messages = visitor_messages + 1,
-		last_message_at = ? WHERE id = ?`,
-		added, now, p.sessionID)
-	return err
+	var c analytics.Counted
+	if err := store.Get(ctx, tx, &c, `UPDATE chat_sessions SET messages = messages + ?, visitor_messages = visitor_messages + 1,
+		last_message_at = ? WHERE id = ? RETURNING `+analytics.CountedColumns, added, now, p.sessionID); err != nil {
+		return nil, err
+	}
+	d := []analytics.Delta{c.Delta(b.ID)}
+	if topic != nil {
+		d = append(d, analytics.Delta{BotID: b.ID, At: now, VisitorMessages: 1})
+	}
+	return d, nil
 }
 
 // questionTopic is the analytics topic of the visitor's message; none for
@@ -127,12 +140,14 @@ func (s *Service) reserve(ctx context.Context, p *pending) error {
 	now := s.clock.Now()
 	p.msgPublic = secret.OrderedToken("msg_", 12)
 	p.creditKey = "chat-reply:" + p.msgPublic
+	p.askedAt = now
 	fresh := p.sessionID == 0
 	err := s.db.Tx(ctx, func(tx *sqlx.Tx) error {
 		if err := s.newSessionTx(ctx, tx, p, now); err != nil {
 			return err
 		}
-		if err := s.addUserMessageTx(ctx, tx, p, now, 2); err != nil {
+		deltas, err := s.addUserMessageTx(ctx, tx, p, now, 2)
+		if err != nil {
 			return err
 		}
 		if err := store.Get(ctx, tx, &p.msgID, `INSERT INTO chat_messages (public_id, session_id, workspace_id, bot_id, role,
@@ -140,16 +155,17 @@ func (s *Service) reserve(ctx context.Context, p *pending) error {
 			p.msgPublic, p.sessionID, b.WorkspaceID, b.ID, p.cost, s.answerer.Name(), now); err != nil {
 			return err
 		}
-		if p.cost == 0 {
-			return nil
+		if p.cost > 0 {
+			if _, err := s.billing.DebitTx(ctx, tx, b.WorkspaceID, p.cost, p.creditKey, "chat reply"); err != nil {
+				return err
+			}
+			// Should this process die mid-reply, the job gives the credit back.
+			if _, err := s.queue.EnqueueTx(ctx, tx, jobs.NewJob{Kind: jobSettle, WorkspaceID: b.WorkspaceID, BotID: b.ID,
+				Payload: map[string]int64{"message_id": p.msgID}, RunAt: now.Add(s.opts.SettleAfter), MaxAttempts: 10}); err != nil {
+				return err
+			}
 		}
-		if _, err := s.billing.DebitTx(ctx, tx, b.WorkspaceID, p.cost, p.creditKey, "chat reply"); err != nil {
-			return err
-		}
-		// Should this process die mid-reply, the job gives the credit back.
-		_, err := s.queue.EnqueueTx(ctx, tx, jobs.NewJob{Kind: jobSettle, WorkspaceID: b.WorkspaceID, BotID: b.ID,
-			Payload: map[string]int64{"message_id": p.msgID}, RunAt: now.Add(s.opts.SettleAfter), MaxAttempts: 10})
-		return err
+		return analytics.Record(ctx, tx, deltas...)
 	})
 	if err != nil {
 		if fresh {
@@ -208,14 +224,32 @@ func (s *Service) undeliver(p *pending, cause error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	err := s.db.Tx(ctx, func(tx *sqlx.Tx) error {
-		n, err := store.Exec(ctx, tx, `UPDATE chat_messages SET status = 'failed', error = ? WHERE public_id = ?
-			AND status = 'completed'`, failureKind(cause), p.msgPublic)
-		if err != nil || n == 0 || p.cost == 0 {
+		var gone []struct {
+			BotID     int64     `db:"bot_id"`
+			CreatedAt time.Time `db:"created_at"`
+			Credits   int64     `db:"credits"`
+			Rating    *int      `db:"rating"`
+		}
+		if err := store.Select(ctx, tx, &gone, `UPDATE chat_messages SET status = 'failed', error = ? WHERE public_id = ?
+			AND status = 'completed' RETURNING bot_id, created_at, credits, rating`, failureKind(cause), p.msgPublic); err != nil {
 			return err
 		}
-		_, err = s.billing.RefundTx(ctx, tx, p.req.Bot.Bot.WorkspaceID, p.cost, "chat-refund:"+p.msgPublic,
-			"chat reply not delivered")
-		return err
+		if len(gone) == 0 {
+			return nil
+		}
+		if p.cost > 0 {
+			if _, err := s.billing.RefundTx(ctx, tx, p.req.Bot.Bot.WorkspaceID, p.cost, "chat-refund:"+p.msgPublic,
+				"chat reply not delivered"); err != nil {
+				return err
+			}
+		}
+		// No longer a delivered reply: its credits and rating leave the figures.
+		g := gone[0]
+		d := analytics.Delta{BotID: g.BotID, At: g.CreatedAt, Replies: -1, ReplyCredits: -g.Credits}
+		if g.Rating != nil {
+			d.RatingsUp, d.RatingsDown = -int64(b2i(*g.Rating == 1)), -int64(b2i(*g.Rating == -1))
+		}
+		return analytics.Record(ctx, tx, d)
 	})
 	if err != nil {
 		s.log.Warn("chat: refund of an undelivered reply", "message_id", p.msgPublic, "err", err)
@@ -256,15 +290,21 @@ func (s *Service) complete(ctx context.Context, p *pending, ans Answer, sources 
 				return err
 			}
 		}
-		if !ans.Abstained || p.cost == 0 {
-			return nil
+		d := analytics.Delta{BotID: b.ID, At: p.askedAt, Replies: 1, ReplyCredits: p.cost}
+		if p.questionID != 0 && !p.req.Preview {
+			d.Questions, d.Answered = 1, int64(b2i(ans.Answered))
 		}
-		// "I don't know" before any model call: the reservation goes back.
-		if _, err := store.Exec(ctx, tx, `UPDATE chat_messages SET credits = 0 WHERE id = ?`, p.msgID); err != nil {
-			return err
+		if ans.Abstained && p.cost > 0 {
+			// "I don't know" before any model call: the reservation goes back.
+			d.ReplyCredits = 0
+			if _, err := store.Exec(ctx, tx, `UPDATE chat_messages SET credits = 0 WHERE id = ?`, p.msgID); err != nil {
+				return err
+			}
+			if _, err = s.billing.RefundTx(ctx, tx, b.WorkspaceID, p.cost, "chat-refund:"+p.msgPublic, "no answer: not charged"); err != nil {
+				return err
+			}
 		}
-		_, err = s.billing.RefundTx(ctx, tx, b.WorkspaceID, p.cost, "chat-refund:"+p.msgPublic, "no answer: not charged")
-		return err
+		return analytics.Record(ctx, tx, d)
 	})
 }
 
@@ -401,13 +441,52 @@ func (s *Service) Rate(ctx context.Context, workspaceID, botID int64, sessionID,
 	if err != nil {
 		return err
 	}
-	n, err := store.Exec(ctx, s.db.Writer(), `UPDATE chat_messages SET rating = ? WHERE public_id = ? AND session_id = ?
-		AND workspace_id = ? AND role = 'assistant' AND status = 'completed'`, v, messageID, sess.ID, workspaceID)
+	// The figures move by what the rating was before: each update applies
+	// only from one known previous value (another, NULL), so that two
+	// ratings at once each count their own change.
+	const rate = `UPDATE chat_messages SET rating = ? WHERE public_id = ? AND session_id = ? AND workspace_id = ?
+		AND role = 'assistant' AND status = 'completed' AND `
+	err = s.db.Tx(ctx, func(tx *sqlx.Tx) error {
+		var rated []struct {
+			BotID     int64     `db:"bot_id"`
+			CreatedAt time.Time `db:"created_at"`
+		}
+		for _, from := range []int{-v, 0} {
+			cond := "rating = ?"
+			args := []any{v, messageID, sess.ID, workspaceID, from}
+			if from == 0 {
+				cond, args = "rating IS NULL", args[:4]
+			}
+			if err := store.Select(ctx, tx, &rated, rate+cond+` RETURNING bot_id, created_at`, args...); err != nil {
+				return err
+			}
+			if len(rated) == 0 {
+				continue
+			}
+			d := analytics.Delta{BotID: rated[0].BotID, At: rated[0].CreatedAt}
+			up, down := &d.RatingsUp, &d.RatingsDown
+			if v < 0 {
+				up, down = down, up
+			}
+			*up = 1
+			if from != 0 {
+				*down = -1
+			}
+			return analytics.Record(ctx, tx, d)
+		}
+		// Unchanged (rated so already), or no such reply.
+		var n int
+		if err := store.Get(ctx, tx, &n, `SELECT COUNT(*) FROM chat_messages WHERE public_id = ? AND session_id = ?
+			AND workspace_id = ? AND role = 'assistant' AND status = 'completed'`, messageID, sess.ID, workspaceID); err != nil {
+			return err
+		}
+		if n == 0 {
+			return apperr.NotFound("message not found")
+		}
+		return nil
+	})
 	if err != nil {
 		return fmt.Errorf("chat: rate: %w", err)
-	}
-	if n == 0 {
-		return apperr.NotFound("message not found")
 	}
 	return nil
 }

@@ -201,6 +201,13 @@ func (s *Service) Handoff(ctx context.Context, v *bot.View, in HandoffInput) (*H
 	won := false
 	err = s.db.Tx(ctx, func(tx *sqlx.Tx) error {
 		ids = ids[:0]
+		// The first hand-off of a conversation counts in analytics.
+		var first []analytics.Counted
+		if err := store.Select(ctx, tx, &first, `UPDATE chat_sessions SET handoff_requested_at = ?
+			WHERE id = ? AND mode IN ('bot', 'closed') AND handoff_requested_at IS NULL RETURNING `+analytics.CountedColumns,
+			now, sess.ID); err != nil {
+			return err
+		}
 		n, err := store.Exec(ctx, tx, `UPDATE chat_sessions SET mode = 'waiting', outcome = ?, operator_id = NULL,
 			handoff_requested_at = ?, claimed_at = NULL, closed_at = NULL,
 			visitor_name = COALESCE(?, visitor_name), visitor_email = COALESCE(?, visitor_email)
@@ -209,6 +216,11 @@ func (s *Service) Handoff(ctx context.Context, v *bot.View, in HandoffInput) (*H
 			return err
 		}
 		won = true
+		if len(first) > 0 && first[0].VisitorMessages > 0 && !first[0].Preview {
+			if err := analytics.Record(ctx, tx, analytics.Delta{BotID: sess.BotID, At: first[0].CreatedAt, Handoffs: 1}); err != nil {
+				return err
+			}
+		}
 		if msg != "" {
 			m, err := s.addMessageTx(ctx, tx, sess, chat.RoleUser, msg, nil, now)
 			if err != nil {
@@ -351,9 +363,15 @@ func (s *Service) addMessageTx(ctx context.Context, tx store.Q, sess *session, r
 	if role == "user" {
 		visitor = 1
 	}
-	if _, err := store.Exec(ctx, tx, `UPDATE chat_sessions SET messages = messages + 1, visitor_messages = visitor_messages + ?,
-		last_message_at = ? WHERE id = ?`, visitor, now, sess.ID); err != nil {
+	var c analytics.Counted
+	if err := store.Get(ctx, tx, &c, `UPDATE chat_sessions SET messages = messages + 1, visitor_messages = visitor_messages + ?,
+		last_message_at = ? WHERE id = ? RETURNING `+analytics.CountedColumns, visitor, now, sess.ID); err != nil {
 		return 0, err
+	}
+	if visitor == 1 {
+		if err := analytics.Record(ctx, tx, c.Delta(sess.BotID), analytics.Delta{BotID: sess.BotID, At: now, VisitorMessages: 1}); err != nil {
+			return 0, err
+		}
 	}
 	d := map[string]any{"session_id": sess.PublicID, "message_id": pub, "role": role, "text": text,
 		"created_at": now.UTC().Format(time.RFC3339Nano)}

@@ -1,0 +1,268 @@
+package analytics
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"concierge/internal/store"
+)
+
+// Delta is a change to one bot's conversation figures, at the instant the
+// rows it comes from are dated by (a message's created_at; a
+// conversation's start for Conversations and Handoffs). The writers of
+// messages and conversations record one in the transaction of the change
+// (Record), so that analytics_quarters always says what the rows say.
+type Delta struct {
+	BotID           int64
+	At              time.Time
+	Conversations   int64
+	Handoffs        int64
+	VisitorMessages int64
+	Questions       int64
+	Answered        int64
+	RatingsUp       int64
+	RatingsDown     int64
+	ReplyCredits    int64
+	Replies         int64
+}
+
+func (d Delta) zero() bool {
+	return d.Conversations == 0 && d.Handoffs == 0 && d.VisitorMessages == 0 && d.Questions == 0 && d.Answered == 0 &&
+		d.RatingsUp == 0 && d.RatingsDown == 0 && d.ReplyCredits == 0 && d.Replies == 0
+}
+
+func (d *Delta) add(o Delta) {
+	d.Conversations += o.Conversations
+	d.Handoffs += o.Handoffs
+	d.VisitorMessages += o.VisitorMessages
+	d.Questions += o.Questions
+	d.Answered += o.Answered
+	d.RatingsUp += o.RatingsUp
+	d.RatingsDown += o.RatingsDown
+	d.ReplyCredits += o.ReplyCredits
+	d.Replies += o.Replies
+}
+
+// quarterColumns are analytics_quarters' figures, in Delta's order.
+var quarterColumns = []string{"conversations", "handoffs", "visitor_messages", "questions", "answered", "ratings_up",
+	"ratings_down", "reply_credits", "replies"}
+
+func (d Delta) values() []any {
+	return []any{d.Conversations, d.Handoffs, d.VisitorMessages, d.Questions, d.Answered, d.RatingsUp, d.RatingsDown,
+		d.ReplyCredits, d.Replies}
+}
+
+// quarterOf is the quarter hour of an instant (seconds since the epoch /
+// 900), as the reports' bucket expression computes it in SQL.
+func quarterOf(t time.Time) int64 {
+	s := t.Unix()
+	q := s / bucketSeconds
+	if s%bucketSeconds < 0 {
+		q--
+	}
+	return q
+}
+
+// Record adds deltas to their bots' quarters inside tx. It must be the
+// last statement of the writer's transaction: on PostgreSQL the quarter's
+// row stays locked until the commit, and taking it last (rows in (bot,
+// quarter) order) means a transaction holding it waits for nothing else,
+// so two writers never wait for each other crosswise.
+func Record(ctx context.Context, tx store.Q, deltas ...Delta) error {
+	type key struct{ bot, q int64 }
+	merged := map[key]*Delta{}
+	var keys []key
+	for _, d := range deltas {
+		if d.zero() {
+			continue
+		}
+		k := key{d.BotID, quarterOf(d.At)}
+		if m, ok := merged[k]; ok {
+			m.add(d)
+			continue
+		}
+		c := d
+		merged[k] = &c
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b key) int { return cmp.Or(cmp.Compare(a.bot, b.bot), cmp.Compare(a.q, b.q)) })
+	var sets []string
+	for _, c := range quarterColumns {
+		sets = append(sets, c+" = analytics_quarters."+c+" + excluded."+c)
+	}
+	width := 2 + len(quarterColumns)
+	for _, n := range store.PowerChunks(len(keys), 32) {
+		chunk := keys[:n]
+		keys = keys[n:]
+		args := make([]any, 0, width*n)
+		for _, k := range chunk {
+			if d := merged[k]; !d.zero() {
+				args = append(append(args, k.bot, k.q), d.values()...)
+			}
+		}
+		if len(args) == 0 {
+			continue
+		}
+		rows := len(args) / width
+		if _, err := store.Exec(ctx, tx, `INSERT INTO analytics_quarters (bot_id, quarter, `+strings.Join(quarterColumns, ", ")+`)
+			VALUES `+store.Rows(rows, width)+` ON CONFLICT (bot_id, quarter) DO UPDATE SET `+strings.Join(sets, ", "),
+			args...); err != nil {
+			return fmt.Errorf("analytics: quarters: %w", err)
+		}
+	}
+	return nil
+}
+
+// quartersFrom is the SELECT of every bot's quarters computed from the
+// messages and conversations themselves (what the migration that made
+// the table filled it with).
+func (s *Service) quartersFrom() string {
+	return `SELECT bot_id, q AS quarter, SUM(c) AS conversations, SUM(h) AS handoffs, SUM(v) AS visitor_messages,
+		SUM(qs) AS questions, SUM(a) AS answered, SUM(u) AS ratings_up, SUM(d) AS ratings_down, SUM(cr) AS reply_credits,
+		SUM(r) AS replies
+	FROM (
+		SELECT m.bot_id, ` + s.bucket("m.created_at") + ` AS q, 0 AS c, 0 AS h,
+			CASE WHEN ` + visitorCond + ` THEN 1 ELSE 0 END AS v,
+			CASE WHEN ` + questionCond + ` THEN 1 ELSE 0 END AS qs,
+			CASE WHEN ` + questionCond + ` AND m.reply_answered = TRUE THEN 1 ELSE 0 END AS a,
+			CASE WHEN ` + replyCond + ` AND m.rating = 1 THEN 1 ELSE 0 END AS u,
+			CASE WHEN ` + replyCond + ` AND m.rating = -1 THEN 1 ELSE 0 END AS d,
+			CASE WHEN ` + replyCond + ` THEN m.credits ELSE 0 END AS cr,
+			CASE WHEN ` + replyCond + ` THEN 1 ELSE 0 END AS r
+		FROM chat_messages m
+		UNION ALL
+		SELECT s.bot_id, ` + s.bucket("s.created_at") + `, 1, CASE WHEN s.handoff_requested_at IS NOT NULL THEN 1 ELSE 0 END,
+			0, 0, 0, 0, 0, 0, 0
+		FROM chat_sessions s WHERE ` + convCond + `
+	) t GROUP BY bot_id, q`
+}
+
+// Rebuild recomputes every bot's quarters from the messages and
+// conversations: for data written straight into the tables (benchmarks,
+// fixtures), and to repair them should they ever drift.
+func (s *Service) Rebuild(ctx context.Context) error {
+	return s.db.Tx(ctx, func(tx *sqlx.Tx) error {
+		if _, err := store.Exec(ctx, tx, `DELETE FROM analytics_quarters`); err != nil {
+			return err
+		}
+		_, err := store.Exec(ctx, tx, `INSERT INTO analytics_quarters (bot_id, quarter, `+strings.Join(quarterColumns, ", ")+`) `+
+			s.quartersFrom())
+		return err
+	})
+}
+
+// QuarterRow is one bot's quarter hour of figures.
+type QuarterRow struct {
+	BotID   int64 `db:"bot_id"`
+	Quarter int64 `db:"quarter"`
+	Figures [9]int64
+}
+
+// Quarters lists the non-zero quarters of every bot, from the table
+// (computed false) or from the rows themselves (computed true): equal
+// whenever the writers kept the table current.
+func (s *Service) Quarters(ctx context.Context, computed bool) ([]QuarterRow, error) {
+	from := "analytics_quarters"
+	if computed {
+		from = "(" + s.quartersFrom() + ")"
+	}
+	rows, err := s.db.Reader().QueryxContext(ctx, `SELECT bot_id, quarter, `+strings.Join(quarterColumns, ", ")+` FROM `+from+
+		` x ORDER BY bot_id, quarter`)
+	if err != nil {
+		return nil, fmt.Errorf("analytics: quarters: %w", err)
+	}
+	defer rows.Close()
+	var out []QuarterRow
+	for rows.Next() {
+		var r QuarterRow
+		dst := []any{&r.BotID, &r.Quarter}
+		for i := range r.Figures {
+			dst = append(dst, &r.Figures[i])
+		}
+		if err := rows.Scan(dst...); err != nil {
+			return nil, fmt.Errorf("analytics: quarters: %w", err)
+		}
+		if r.Figures != [9]int64{} {
+			out = append(out, r)
+		}
+	}
+	return out, rows.Err()
+}
+
+// quarterPass reads the per-quarter sums of some of analytics_quarters'
+// columns for both windows (prev then cur, one span), as pass reads them
+// from a table's rows.
+func (s *Service) quarterPass(ctx context.Context, sc scope, cur, prev Window, cols ...string) (*sums, error) {
+	scond, sargs := sc.in("a")
+	exprs := make([]string, len(cols))
+	for i, c := range cols {
+		exprs[i] = "SUM(a." + c + ")"
+	}
+	q := `SELECT a.quarter, ` + strings.Join(exprs, ", ") + ` FROM analytics_quarters a WHERE ` + scond +
+		` AND a.quarter >= ? AND a.quarter < ? GROUP BY a.quarter ORDER BY a.quarter`
+	args := append(sargs, quarterOf(prev.Start), quarterOf(cur.End))
+	rows, err := s.db.Reader().QueryxContext(ctx, s.db.Reader().Rebind(q), args...)
+	if err != nil {
+		return nil, fmt.Errorf("analytics: quarters: %w", err)
+	}
+	return scanSums(rows, len(cols))
+}
+
+// Counted is what a conversation's figures depend on, as the update of
+// its visitor messages returns it (RETURNING CountedColumns).
+type Counted struct {
+	VisitorMessages int        `db:"visitor_messages"`
+	Preview         bool       `db:"preview"`
+	CreatedAt       time.Time  `db:"created_at"`
+	HandoffAt       *time.Time `db:"handoff_requested_at"`
+}
+
+// CountedColumns are Counted's columns of chat_sessions.
+const CountedColumns = "visitor_messages, preview, created_at, handoff_requested_at"
+
+// Delta of a conversation whose visitor messages just went up by one: it
+// counts from its first visitor message on (with its hand-off, if one
+// was asked for before), by the time it started.
+func (c Counted) Delta(botID int64) Delta {
+	d := Delta{BotID: botID, At: c.CreatedAt}
+	if c.VisitorMessages == 1 && !c.Preview {
+		d.Conversations = 1
+		if c.HandoffAt != nil {
+			d.Handoffs = 1
+		}
+	}
+	return d
+}
+
+// VerifyQuarters compares analytics_quarters with the figures computed
+// from the messages and conversations, and names the first difference:
+// nil means every writer kept them current.
+func (s *Service) VerifyQuarters(ctx context.Context) error {
+	kept, err := s.Quarters(ctx, false)
+	if err != nil {
+		return err
+	}
+	computed, err := s.Quarters(ctx, true)
+	if err != nil {
+		return err
+	}
+	for i := range max(len(kept), len(computed)) {
+		var k, c QuarterRow
+		if i < len(kept) {
+			k = kept[i]
+		}
+		if i < len(computed) {
+			c = computed[i]
+		}
+		if k != c {
+			return fmt.Errorf("analytics: quarters drifted: kept %+v, the rows say %+v (columns %v)", k, c, quarterColumns)
+		}
+	}
+	return nil
+}
