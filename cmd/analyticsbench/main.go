@@ -140,9 +140,16 @@ func run(engine, databaseURL string, sz sizes, reps int) error {
 		}
 	}
 	if !reuse {
-		// The rows were written straight into the tables: their quarters
-		// from them, as the migration that made the table does.
+		// The rows were written straight into the tables: the
+		// conversations' entry pages and the quarters from them, as the
+		// migration that made them does.
 		began := time.Now()
+		if _, err := a.DB.Writer().ExecContext(ctx, `UPDATE chat_sessions SET
+			entry_url = (SELECT p.url FROM page_views p WHERE p.session_id = chat_sessions.id AND p.position = 0),
+			entry_at = (SELECT p.created_at FROM page_views p WHERE p.session_id = chat_sessions.id AND p.position = 0)
+			WHERE EXISTS (SELECT 1 FROM page_views p WHERE p.session_id = chat_sessions.id AND p.position = 0)`); err != nil {
+			return err
+		}
 		if err := a.Analytics.Rebuild(ctx); err != nil {
 			return err
 		}

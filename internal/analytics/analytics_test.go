@@ -283,6 +283,24 @@ func TestWindowsAndTimeZones(t *testing.T) {
 			num(t, d, "answered.value") != 3 {
 			t.Errorf("window totals: %v", d)
 		}
+		// The questions by topic: whole UTC days from the topic days, the
+		// ends of the window from the messages.
+		for _, c := range []struct {
+			path       string
+			count, all float64
+		}{
+			{"/analytics/top-questions?from=2026-03-06&to=2026-03-09&tz=America/New_York", 6, 6},
+			{"/analytics/unanswered-questions?from=2026-03-06&to=2026-03-09&tz=America/New_York", 3, 3},
+			{"/analytics/top-questions?from=2026-03-07&to=2026-03-07&tz=America/New_York", 2, 2},
+			{"/analytics/top-questions?from=2026-03-07&to=2026-03-08", 4, 4},
+			{"/analytics/unanswered-questions?from=2026-03-07&to=2026-03-08&tz=Asia/Kathmandu", 2, 2},
+		} {
+			q := get(t, a, key, c.path, 200)
+			groups := q["groups"].([]any)
+			if len(groups) != 1 || groups[0].(map[string]any)["count"].(float64) != c.count || num(t, q, "questions.value") != c.all {
+				t.Errorf("%s: %v", c.path, q)
+			}
+		}
 		// In UTC the same rows fall on other days.
 		d = get(t, a, key, "/analytics/dashboard?from=2026-03-07&to=2026-03-08", 200)
 		wantUTC := map[string]float64{"2026-03-07": 2, "2026-03-08": 2}

@@ -97,52 +97,73 @@ func (s *Service) Dashboard(ctx context.Context, workspaceID int64, q Query) (*D
 	for i, day := range cur.dates() {
 		d.Series = append(d.Series, DayPoint{Date: day, Conversations: convs[i], Leads: leads[i], Credits: cm[i] + cf[i] + cd[i]})
 	}
-	if d.LeadsByTier, err = s.tiers(ctx, sc, cur, d.Conversations.Value); err != nil {
+	cl, err := s.conversationLeads(ctx, sc, cur, prev)
+	if err != nil {
 		return nil, err
 	}
+	d.LeadsByTier = cl.tiers(cur, d.Conversations.Value)
 	// Unique visitors: each anonymous conversation one, each e-mail one.
 	for _, w := range []struct {
 		win  Window
 		conv int64
 		dst  *int64
 	}{{cur, d.Conversations.Value, &d.UniqueVisitors.Value}, {prev, d.Conversations.Previous, &d.UniqueVisitors.Previous}} {
-		scond, sargs := sc.in("l")
-		tcond, targs := between("s.created_at", w.win)
-		var r struct {
-			With     int64 `db:"with_email"`
-			Distinct int64 `db:"emails"`
+		with, emails := 0, map[string]bool{}
+		for _, l := range cl {
+			if l.in(w.win) && l.Email != nil {
+				with++
+				emails[*l.Email] = true
+			}
 		}
-		if err := store.Get(ctx, s.db.Reader(), &r, `SELECT COUNT(l.email) AS with_email, COUNT(DISTINCT LOWER(l.email)) AS emails
-			FROM leads l JOIN chat_sessions s ON s.id = l.session_id WHERE `+scond+` AND l.updated_at >= ? AND `+tcond+` AND `+convCond,
-			append(append(sargs, w.win.Start), targs...)...); err != nil {
-			return nil, fmt.Errorf("analytics: visitors: %w", err)
-		}
-		*w.dst = w.conv - r.With + r.Distinct
+		*w.dst = w.conv - int64(with) + int64(len(emails))
 	}
 	return d, nil
 }
 
-// tiers counts the current tier of the window's conv conversations; a
-// conversation not scored yet counts as unqualified.
-func (s *Service) tiers(ctx context.Context, sc scope, w Window, conv int64) (map[string]int64, error) {
+// convLead is a lead of a conversation of the span read, with what the
+// reports count of it.
+type convLead struct {
+	Started  dbTime  `db:"started"`
+	Visitor  int64   `db:"visitor_messages"`
+	Tier     string  `db:"tier"`
+	Captured int     `db:"captured"`
+	Meeting  int     `db:"meeting"`
+	Email    *string `db:"email"`
+}
+
+func (l convLead) in(w Window) bool { return !l.Started.Before(w.Start) && l.Started.Before(w.End) }
+
+type convLeads []convLead
+
+// conversationLeads reads, in one pass for both windows, the lead of every
+// conversation started in them (a lead is written after its conversation
+// starts: leads last updated before the span are skipped by index).
+func (s *Service) conversationLeads(ctx context.Context, sc scope, cur, prev Window) (convLeads, error) {
 	scond, sargs := sc.in("l")
-	tcond, targs := between("s.created_at", w)
-	var rows []struct {
-		Tier string `db:"tier"`
-		N    int64  `db:"n"`
-	}
-	if err := store.Select(ctx, s.db.Reader(), &rows, `SELECT l.tier, COUNT(*) AS n
+	tcond, targs := between("s.created_at", Window{Start: prev.Start, End: cur.End})
+	var out convLeads
+	if err := store.Select(ctx, s.db.Reader(), &out, `SELECT s.created_at AS started, s.visitor_messages, l.tier,
+		CASE WHEN l.captured_at IS NOT NULL THEN 1 ELSE 0 END AS captured,
+		CASE WHEN l.meeting_booked_at IS NOT NULL THEN 1 ELSE 0 END AS meeting, LOWER(l.email) AS email
 		FROM leads l JOIN chat_sessions s ON s.id = l.session_id
-		WHERE `+scond+` AND l.updated_at >= ? AND `+tcond+` AND `+convCond+` GROUP BY l.tier`,
-		append(append(sargs, w.Start), targs...)...); err != nil {
-		return nil, fmt.Errorf("analytics: tiers: %w", err)
+		WHERE `+scond+` AND l.updated_at >= ? AND `+tcond+` AND `+convCond,
+		append(append(sargs, prev.Start), targs...)...); err != nil {
+		return nil, fmt.Errorf("analytics: leads of conversations: %w", err)
 	}
+	return out, nil
+}
+
+// tiers counts the current tier of w's conv conversations; a
+// conversation not scored yet counts as unqualified.
+func (ls convLeads) tiers(w Window, conv int64) map[string]int64 {
 	out := map[string]int64{score.TierSQL: 0, score.TierMQL: 0, score.TierNurture: 0, score.TierUnqualified: 0}
 	var scored int64
-	for _, r := range rows {
-		out[r.Tier] += r.N
-		scored += r.N
+	for _, l := range ls {
+		if l.in(w) {
+			out[l.Tier]++
+			scored++
+		}
 	}
 	out[score.TierUnqualified] += conv - scored
-	return out, nil
+	return out
 }

@@ -65,7 +65,9 @@ func (s *Service) Journey(ctx context.Context, workspaceID int64, q Query) (*Jou
 	j := &Journey{Window: cur, Previous: prev}
 	// Page views exist only for non-preview conversations (the widget's
 	// signals endpoint refuses previews).
-	if j.Sessions, err = s.both(ctx, sc, cur, prev, "COUNT(*)", "page_views p", "p", "p.created_at", "p.position = 0"); err != nil {
+	// Sessions, entry pages, chat starts and sources: from the conversations'
+	// entry pages (the first page view of each, kept on the conversation).
+	if j.Sessions, err = s.both(ctx, sc, cur, prev, "COUNT(*)", "chat_sessions s", "s", "s.entry_at", ""); err != nil {
 		return nil, err
 	}
 	scond, sargs := sc.in("p")
@@ -81,10 +83,13 @@ func (s *Service) Journey(ctx context.Context, workspaceID int64, q Query) (*Jou
 		Wrote bool    `db:"wrote"`
 		N     int64   `db:"n"`
 	}
-	if err := store.Select(ctx, s.db.Reader(), &firsts, `SELECT p.url, s.referrer_host, s.utm_source,
+	escond, esargs := sc.in("s")
+	etcond, etargs := between("s.entry_at", cur)
+	if err := store.Select(ctx, s.db.Reader(), &firsts, `SELECT s.entry_url AS url, s.referrer_host, s.utm_source,
 		CASE WHEN s.visitor_messages > 0 THEN TRUE ELSE FALSE END AS wrote, COUNT(*) AS n
-		FROM page_views p JOIN chat_sessions s ON s.id = p.session_id`+where+` AND p.position = 0
-		GROUP BY p.url, s.referrer_host, s.utm_source, CASE WHEN s.visitor_messages > 0 THEN TRUE ELSE FALSE END`, args...); err != nil {
+		FROM chat_sessions s WHERE `+escond+` AND `+etcond+`
+		GROUP BY s.entry_url, s.referrer_host, s.utm_source, CASE WHEN s.visitor_messages > 0 THEN TRUE ELSE FALSE END`,
+		append(esargs, etargs...)...); err != nil {
 		return nil, fmt.Errorf("analytics: entry pages: %w", err)
 	}
 	entry, starts, refs, utms := map[string]int64{}, map[string]int64{}, map[string]int64{}, map[string]int64{}
@@ -124,42 +129,49 @@ func (s *Service) Journey(ctx context.Context, workspaceID int64, q Query) (*Jou
 		j.AverageTimeOnPage = round1(float64(secs) / float64(timed))
 	}
 	// What converting sessions saw, read from the leads (far fewer).
+	// The pages of the sessions that left a lead form or booked a meeting,
+	// one row per page seen in the window.
 	lcond, largs := sc.in("l")
-	var conv []struct {
-		URL      string `db:"url"`
-		Leads    int64  `db:"leads"`
-		Meetings int64  `db:"meetings"`
-		Either   int64  `db:"either"`
+	var pages []struct {
+		Session int64  `db:"session_id"`
+		URL     string `db:"url"`
+		Lead    int    `db:"lead"`
+		Meeting int    `db:"meeting"`
 	}
-	if err := store.Select(ctx, s.db.Reader(), &conv, `SELECT p.url, COUNT(l.captured_at) AS leads,
-		COUNT(l.meeting_booked_at) AS meetings, COUNT(*) AS either
+	if err := store.Select(ctx, s.db.Reader(), &pages, `SELECT l.session_id, p.url,
+		CASE WHEN l.captured_at IS NOT NULL THEN 1 ELSE 0 END AS lead,
+		CASE WHEN l.meeting_booked_at IS NOT NULL THEN 1 ELSE 0 END AS meeting
 		FROM leads l JOIN page_views p ON p.session_id = l.session_id
-		WHERE `+lcond+` AND l.updated_at >= ? AND (l.captured_at IS NOT NULL OR l.meeting_booked_at IS NOT NULL) AND `+tcond+`
-		GROUP BY p.url`, append(append(largs, cur.Start), targs...)...); err != nil {
+		WHERE `+lcond+` AND l.updated_at >= ? AND (l.captured_at IS NOT NULL OR l.meeting_booked_at IS NOT NULL) AND `+tcond,
+		append(append(largs, cur.Start), targs...)...); err != nil {
 		return nil, fmt.Errorf("analytics: page conversions: %w", err)
 	}
+	type converted struct{ leads, meetings, either int64 }
+	byURL := map[string]*converted{}
 	var before struct{ leadPages, leadSessions, meetPages, meetSessions int64 }
-	byURL := map[string]int{}
-	for i, c := range conv {
-		byURL[c.URL] = i
-		before.leadPages += c.Leads
-		before.meetPages += c.Meetings
+	counted := map[int64]bool{}
+	for _, p := range pages {
+		c := byURL[p.URL]
+		if c == nil {
+			c = &converted{}
+			byURL[p.URL] = c
+		}
+		c.leads += int64(p.Lead)
+		c.meetings += int64(p.Meeting)
+		c.either++
+		before.leadPages += int64(p.Lead)
+		before.meetPages += int64(p.Meeting)
+		if !counted[p.Session] {
+			counted[p.Session] = true
+			before.leadSessions += int64(p.Lead)
+			before.meetSessions += int64(p.Meeting)
+		}
 	}
-	var sessCount struct {
-		Leads    int64 `db:"leads"`
-		Meetings int64 `db:"meetings"`
+	if before.leadSessions > 0 {
+		j.PagesBeforeLead = round1(float64(before.leadPages) / float64(before.leadSessions))
 	}
-	if err := store.Get(ctx, s.db.Reader(), &sessCount, `SELECT COUNT(l.captured_at) AS leads, COUNT(l.meeting_booked_at) AS meetings
-		FROM leads l WHERE `+lcond+` AND l.updated_at >= ? AND (l.captured_at IS NOT NULL OR l.meeting_booked_at IS NOT NULL)
-		AND EXISTS (SELECT 1 FROM page_views p WHERE p.session_id = l.session_id AND `+tcond+`)`,
-		append(append(largs, cur.Start), targs...)...); err != nil {
-		return nil, fmt.Errorf("analytics: converting sessions: %w", err)
-	}
-	if sessCount.Leads > 0 {
-		j.PagesBeforeLead = round1(float64(before.leadPages) / float64(sessCount.Leads))
-	}
-	if sessCount.Meetings > 0 {
-		j.PagesBeforeMeeting = round1(float64(before.meetPages) / float64(sessCount.Meetings))
+	if before.meetSessions > 0 {
+		j.PagesBeforeMeeting = round1(float64(before.meetPages) / float64(before.meetSessions))
 	}
 	sort.Slice(seen, func(a, b int) bool {
 		if seen[a].Sessions != seen[b].Sessions {
@@ -170,9 +182,9 @@ func (s *Service) Journey(ctx context.Context, workspaceID int64, q Query) (*Jou
 	j.PageConversionRates = []PageConvert{}
 	for _, p := range seen[:min(len(seen), journeyTop)] {
 		pc := PageConvert{URL: p.URL, Sessions: p.Sessions}
-		if i, ok := byURL[p.URL]; ok {
-			pc.Leads, pc.Meetings = conv[i].Leads, conv[i].Meetings
-			pc.ConversionRate = rate(int(conv[i].Either), int(p.Sessions))
+		if c, ok := byURL[p.URL]; ok {
+			pc.Leads, pc.Meetings = c.leads, c.meetings
+			pc.ConversionRate = rate(int(c.either), int(p.Sessions))
 		}
 		j.PageConversionRates = append(j.PageConversionRates, pc)
 	}

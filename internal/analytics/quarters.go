@@ -30,11 +30,12 @@ type Delta struct {
 	RatingsDown     int64
 	ReplyCredits    int64
 	Replies         int64
+	Engaged         int64
 }
 
 func (d Delta) zero() bool {
 	return d.Conversations == 0 && d.Handoffs == 0 && d.VisitorMessages == 0 && d.Questions == 0 && d.Answered == 0 &&
-		d.RatingsUp == 0 && d.RatingsDown == 0 && d.ReplyCredits == 0 && d.Replies == 0
+		d.RatingsUp == 0 && d.RatingsDown == 0 && d.ReplyCredits == 0 && d.Replies == 0 && d.Engaged == 0
 }
 
 func (d *Delta) add(o Delta) {
@@ -47,15 +48,16 @@ func (d *Delta) add(o Delta) {
 	d.RatingsDown += o.RatingsDown
 	d.ReplyCredits += o.ReplyCredits
 	d.Replies += o.Replies
+	d.Engaged += o.Engaged
 }
 
 // quarterColumns are analytics_quarters' figures, in Delta's order.
 var quarterColumns = []string{"conversations", "handoffs", "visitor_messages", "questions", "answered", "ratings_up",
-	"ratings_down", "reply_credits", "replies"}
+	"ratings_down", "reply_credits", "replies", "engaged"}
 
 func (d Delta) values() []any {
 	return []any{d.Conversations, d.Handoffs, d.VisitorMessages, d.Questions, d.Answered, d.RatingsUp, d.RatingsDown,
-		d.ReplyCredits, d.Replies}
+		d.ReplyCredits, d.Replies, d.Engaged}
 }
 
 // quarterOf is the quarter hour of an instant (seconds since the epoch /
@@ -125,7 +127,7 @@ func Record(ctx context.Context, tx store.Q, deltas ...Delta) error {
 func (s *Service) quartersFrom() string {
 	return `SELECT bot_id, q AS quarter, SUM(c) AS conversations, SUM(h) AS handoffs, SUM(v) AS visitor_messages,
 		SUM(qs) AS questions, SUM(a) AS answered, SUM(u) AS ratings_up, SUM(d) AS ratings_down, SUM(cr) AS reply_credits,
-		SUM(r) AS replies
+		SUM(r) AS replies, SUM(e) AS engaged
 	FROM (
 		SELECT m.bot_id, ` + s.bucket("m.created_at") + ` AS q, 0 AS c, 0 AS h,
 			CASE WHEN ` + visitorCond + ` THEN 1 ELSE 0 END AS v,
@@ -134,25 +136,32 @@ func (s *Service) quartersFrom() string {
 			CASE WHEN ` + replyCond + ` AND m.rating = 1 THEN 1 ELSE 0 END AS u,
 			CASE WHEN ` + replyCond + ` AND m.rating = -1 THEN 1 ELSE 0 END AS d,
 			CASE WHEN ` + replyCond + ` THEN m.credits ELSE 0 END AS cr,
-			CASE WHEN ` + replyCond + ` THEN 1 ELSE 0 END AS r
+			CASE WHEN ` + replyCond + ` THEN 1 ELSE 0 END AS r, 0 AS e
 		FROM chat_messages m
 		UNION ALL
 		SELECT s.bot_id, ` + s.bucket("s.created_at") + `, 1, CASE WHEN s.handoff_requested_at IS NOT NULL THEN 1 ELSE 0 END,
-			0, 0, 0, 0, 0, 0, 0
+			0, 0, 0, 0, 0, 0, 0, CASE WHEN s.visitor_messages >= 2 THEN 1 ELSE 0 END
 		FROM chat_sessions s WHERE ` + convCond + `
 	) t GROUP BY bot_id, q`
 }
 
-// Rebuild recomputes every bot's quarters from the messages and
-// conversations: for data written straight into the tables (benchmarks,
+// Rebuild recomputes every bot's quarters and topic days from the
+// messages and conversations: for data written straight into the tables (benchmarks,
 // fixtures), and to repair them should they ever drift.
 func (s *Service) Rebuild(ctx context.Context) error {
 	return s.db.Tx(ctx, func(tx *sqlx.Tx) error {
 		if _, err := store.Exec(ctx, tx, `DELETE FROM analytics_quarters`); err != nil {
 			return err
 		}
-		_, err := store.Exec(ctx, tx, `INSERT INTO analytics_quarters (bot_id, quarter, `+strings.Join(quarterColumns, ", ")+`) `+
-			s.quartersFrom())
+		if _, err := store.Exec(ctx, tx, `INSERT INTO analytics_quarters (bot_id, quarter, `+strings.Join(quarterColumns, ", ")+`) `+
+			s.quartersFrom()); err != nil {
+			return err
+		}
+		if _, err := store.Exec(ctx, tx, `DELETE FROM analytics_topic_days`); err != nil {
+			return err
+		}
+		_, err := store.Exec(ctx, tx, `INSERT INTO analytics_topic_days (bot_id, day, topic, questions, answered, last_at,
+			last_unanswered_at) `+s.topicDaysFrom())
 		return err
 	})
 }
@@ -161,7 +170,7 @@ func (s *Service) Rebuild(ctx context.Context) error {
 type QuarterRow struct {
 	BotID   int64 `db:"bot_id"`
 	Quarter int64 `db:"quarter"`
-	Figures [9]int64
+	Figures [10]int64
 }
 
 // Quarters lists the non-zero quarters of every bot, from the table
@@ -188,7 +197,7 @@ func (s *Service) Quarters(ctx context.Context, computed bool) ([]QuarterRow, er
 		if err := rows.Scan(dst...); err != nil {
 			return nil, fmt.Errorf("analytics: quarters: %w", err)
 		}
-		if r.Figures != [9]int64{} {
+		if r.Figures != [10]int64{} {
 			out = append(out, r)
 		}
 	}
@@ -228,20 +237,26 @@ const CountedColumns = "visitor_messages, preview, created_at, handoff_requested
 
 // Delta of a conversation whose visitor messages just went up by one: it
 // counts from its first visitor message on (with its hand-off, if one
-// was asked for before), by the time it started.
+// was asked for before), and is engaged from its second, by the time it
+// started.
 func (c Counted) Delta(botID int64) Delta {
 	d := Delta{BotID: botID, At: c.CreatedAt}
-	if c.VisitorMessages == 1 && !c.Preview {
+	switch {
+	case c.Preview:
+	case c.VisitorMessages == 1:
 		d.Conversations = 1
 		if c.HandoffAt != nil {
 			d.Handoffs = 1
 		}
+	case c.VisitorMessages == 2:
+		d.Engaged = 1
 	}
 	return d
 }
 
-// VerifyQuarters compares analytics_quarters with the figures computed
-// from the messages and conversations, and names the first difference:
+// VerifyQuarters compares analytics_quarters and analytics_topic_days
+// with the figures computed from the messages and conversations, and
+// names the first difference:
 // nil means every writer kept them current.
 func (s *Service) VerifyQuarters(ctx context.Context) error {
 	kept, err := s.Quarters(ctx, false)
@@ -264,5 +279,5 @@ func (s *Service) VerifyQuarters(ctx context.Context) error {
 			return fmt.Errorf("analytics: quarters drifted: kept %+v, the rows say %+v (columns %v)", k, c, quarterColumns)
 		}
 	}
-	return nil
+	return s.verifyTopicDays(ctx)
 }

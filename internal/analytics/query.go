@@ -11,25 +11,6 @@ import (
 	"concierge/internal/store"
 )
 
-// sinceMark in a condition stands for the start of the span read: rows
-// that cannot belong to it (a lead last updated before its conversation's
-// window began) are skipped through an index on that column.
-const sinceMark = "{since}"
-
-// leadsSince bounds leads joined to the window's conversations: a lead is
-// written after its conversation starts, so its updated_at is not before
-// the window's start (index leads_bot on bot_id, updated_at).
-const leadsSince = "l.updated_at >= " + sinceMark
-
-// sinceArgs are the arguments of the sinceMarks of cond.
-func sinceArgs(cond string, w Window) []any {
-	var out []any
-	for range strings.Count(cond, sinceMark) {
-		out = append(out, w.Start)
-	}
-	return out
-}
-
 // between is a half-open time condition on a column.
 func between(col string, w Window) (string, []any) {
 	return col + " >= ? AND " + col + " < ?", []any{w.Start, w.End}
@@ -42,9 +23,8 @@ func (s *Service) scalar(ctx context.Context, sc scope, w Window, expr, from, al
 	scond, sargs := sc.in(alias)
 	tcond, targs := between(timeCol, w)
 	q := `SELECT COALESCE(` + expr + `, 0) FROM ` + from + ` WHERE ` + scond + ` AND ` + tcond
-	targs = append(targs, sinceArgs(cond, w)...)
 	if cond != "" {
-		q += ` AND ` + strings.ReplaceAll(cond, sinceMark, "?")
+		q += ` AND ` + cond
 	}
 	all := append(append(sargs, targs...), args...)
 	var n int64
@@ -136,9 +116,8 @@ func (s *Service) pass(ctx context.Context, sc scope, cur, prev Window, from, al
 		cols[i] = "COALESCE(" + e + ", 0)"
 	}
 	q := `SELECT ` + s.bucket(timeCol) + ` AS b, ` + strings.Join(cols, ", ") + ` FROM ` + from + ` WHERE ` + scond + ` AND ` + tcond
-	targs = append(targs, sinceArgs(cond, span)...)
 	if cond != "" {
-		q += ` AND ` + strings.ReplaceAll(cond, sinceMark, "?")
+		q += ` AND ` + cond
 	}
 	q += ` GROUP BY 1 ORDER BY 1`
 	rows, err := s.db.Reader().QueryxContext(ctx, s.db.Reader().Rebind(q), append(sargs, targs...)...)

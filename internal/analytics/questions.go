@@ -75,22 +75,18 @@ func (s *Service) questionGroups(ctx context.Context, workspaceID int64, q Query
 		cond += " AND m.reply_answered = FALSE"
 	}
 	out := &QuestionGroups{Window: cur, Previous: prev, Groups: []QuestionGroup{}}
-	if out.Total, err = s.both(ctx, sc, cur, prev, "COUNT(*)", "chat_messages m", "m", "m.created_at", cond); err != nil {
+	qs, err := s.quarterPass(ctx, sc, cur, prev, "questions", "answered")
+	if err != nil {
 		return nil, err
 	}
-	scond, sargs := sc.in("m")
-	tcond, targs := between("m.created_at", cur)
-	var rows []struct {
-		Topic    string `db:"topic"`
-		N        int64  `db:"n"`
-		Answered int64  `db:"answered"`
-		Last     dbTime `db:"last"`
+	out.Total = qs.compared(0, cur, prev)
+	if unanswered {
+		a := qs.compared(1, cur, prev)
+		out.Total = Compared{out.Total.Value - a.Value, out.Total.Previous - a.Previous}
 	}
-	if err := store.Select(ctx, s.db.Reader(), &rows, `SELECT m.topic, COUNT(*) AS n,
-		SUM(CASE WHEN m.reply_answered = TRUE THEN 1 ELSE 0 END) AS answered, MAX(m.created_at) AS last
-		FROM chat_messages m WHERE `+scond+` AND `+tcond+` AND `+cond+` AND m.topic <> ''
-		GROUP BY m.topic ORDER BY n DESC, m.topic LIMIT `+fmt.Sprint(maxTopics), append(sargs, targs...)...); err != nil {
-		return nil, fmt.Errorf("analytics: topics: %w", err)
+	rows, err := s.topicCounts(ctx, sc, cur, unanswered)
+	if err != nil {
+		return nil, err
 	}
 	topics := make([]topicSet, len(rows))
 	for i, r := range rows {
@@ -114,7 +110,7 @@ func (s *Service) questionGroups(ctx context.Context, workspaceID int64, q Query
 		g.Count += r.N
 		g.Answered += r.Answered
 		if r.Last.After(g.LastAsked) {
-			g.LastAsked = r.Last.Time
+			g.LastAsked = r.Last
 		}
 		g.topics = append(g.topics, r.Topic)
 	}
@@ -198,20 +194,20 @@ func (s *Service) fillWordings(ctx context.Context, sc scope, w Window, cond str
 		}
 		return nil
 	}
-	// The latest askings are what is shown: read the week up to the last
-	// one first (a popular group fills it), the whole window only when
-	// that week holds few.
-	recent := w
-	if last := g.LastAsked; !last.IsZero() {
-		recent.Start = maxTime(w.Start, last.Add(-7*24*time.Hour))
-		recent.End = minTime(w.End, last.Add(time.Nanosecond))
-	}
-	if err := read(recent); err != nil {
-		return err
-	}
-	if len(rows) < maxWordingRows/4 && (recent.Start != w.Start || recent.End != w.End) {
-		if err := read(w); err != nil {
+	// The latest askings are what is shown: read the day up to the last
+	// one first (a popular group fills it), then the week, and the whole
+	// window only when those hold few.
+	for _, span := range []time.Duration{24 * time.Hour, 7 * 24 * time.Hour, 0} {
+		recent := w
+		if last := g.LastAsked; span > 0 && !last.IsZero() {
+			recent.Start = maxTime(w.Start, last.Add(-span))
+			recent.End = minTime(w.End, last.Add(time.Nanosecond))
+		}
+		if err := read(recent); err != nil {
 			return err
+		}
+		if len(rows) >= maxWordingRows/4 || (recent.Start == w.Start && recent.End == w.End) {
+			break
 		}
 	}
 	count := map[string]int{}

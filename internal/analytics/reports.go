@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"concierge/internal/lead/score"
 	"concierge/internal/store"
 )
 
@@ -37,24 +38,33 @@ func (s *Service) Funnel(ctx context.Context, workspaceID int64, q Query) (*Funn
 		return nil, err
 	}
 	f := &Funnel{Window: cur, Previous: prev, Tiers: map[string]int{}}
-	sess, err := s.pass(ctx, sc, cur, prev, "chat_sessions s", "s", "s.created_at", convCond,
-		"COUNT(*)", "SUM(CASE WHEN s.visitor_messages >= 2 THEN 1 ELSE 0 END)")
+	sess, err := s.quarterPass(ctx, sc, cur, prev, "conversations", "engaged")
+	if err != nil {
+		return nil, err
+	}
+	leads, err := s.conversationLeads(ctx, sc, cur, prev)
 	if err != nil {
 		return nil, err
 	}
 	// Each stage is a subset of the one before.
-	const engaged = "s.visitor_messages >= 2 AND l.captured_at IS NOT NULL"
-	lead, err := s.pass(ctx, sc, cur, prev, "leads l JOIN chat_sessions s ON s.id = l.session_id", "l", "s.created_at",
-		convCond+" AND "+leadsSince,
-		"SUM(CASE WHEN "+engaged+" THEN 1 ELSE 0 END)",
-		"SUM(CASE WHEN "+engaged+" AND l.tier IN ('mql', 'sql') THEN 1 ELSE 0 END)",
-		"SUM(CASE WHEN "+engaged+" AND l.tier = 'sql' THEN 1 ELSE 0 END)",
-		"SUM(CASE WHEN "+engaged+" AND l.tier = 'sql' AND l.meeting_booked_at IS NOT NULL THEN 1 ELSE 0 END)")
-	if err != nil {
-		return nil, err
+	stage := func(w Window, in func(l convLead) bool) int64 {
+		var n int64
+		for _, l := range leads {
+			if l.in(w) && l.Visitor >= 2 && l.Captured == 1 && in(l) {
+				n++
+			}
+		}
+		return n
 	}
-	counts := []Compared{sess.compared(0, cur, prev), sess.compared(1, cur, prev), lead.compared(0, cur, prev),
-		lead.compared(1, cur, prev), lead.compared(2, cur, prev), lead.compared(3, cur, prev)}
+	counts := []Compared{sess.compared(0, cur, prev), sess.compared(1, cur, prev)}
+	for _, in := range []func(l convLead) bool{
+		func(convLead) bool { return true },
+		func(l convLead) bool { return l.Tier == score.TierMQL || l.Tier == score.TierSQL },
+		func(l convLead) bool { return l.Tier == score.TierSQL },
+		func(l convLead) bool { return l.Tier == score.TierSQL && l.Meeting == 1 },
+	} {
+		counts = append(counts, Compared{stage(cur, in), stage(prev, in)})
+	}
 	for i, name := range []string{"conversations", "engaged", "contact_captured", "mql_or_better", "sql", "meeting_booked"} {
 		c := counts[i]
 		fs := FunnelStage{Stage: name, Count: c.Value, Previous: c.Previous, ShareOfFirstStep: rate(int(c.Value), int(counts[0].Value))}
@@ -65,11 +75,7 @@ func (s *Service) Funnel(ctx context.Context, workspaceID int64, q Query) (*Funn
 		}
 		f.Stages = append(f.Stages, fs)
 	}
-	tiers, err := s.tiers(ctx, sc, cur, counts[0].Value)
-	if err != nil {
-		return nil, err
-	}
-	for k, v := range tiers {
+	for k, v := range leads.tiers(cur, counts[0].Value) {
 		f.Tiers[k] = int(v)
 	}
 	// Time to qualify: the first change to mql or sql of each conversation

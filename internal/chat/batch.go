@@ -235,6 +235,7 @@ func (s *Service) recordBatchTx(ctx context.Context, tx *sqlx.Tx, ws []*replyWri
 	if err := s.insertExchanges(ctx, tx, ok, now); err != nil {
 		return err
 	}
+	var questions []analytics.TopicDelta
 	for _, w := range ok {
 		d := analytics.Delta{BotID: w.p.req.Bot.ID, At: now, Replies: 1, ReplyCredits: w.p.cost}
 		if !w.p.req.Preview {
@@ -242,10 +243,15 @@ func (s *Service) recordBatchTx(ctx context.Context, tx *sqlx.Tx, ws []*replyWri
 			if w.fresh {
 				d.Conversations = 1
 			}
+			questions = append(questions, analytics.TopicDelta{BotID: w.p.req.Bot.ID, At: now, Topic: w.p.topic,
+				Answered: w.ans.Answered})
 		}
 		deltas = append(deltas, d)
 	}
-	return analytics.Record(ctx, tx, deltas...)
+	if err := analytics.Record(ctx, tx, deltas...); err != nil {
+		return err
+	}
+	return analytics.RecordTopics(ctx, tx, questions...)
 }
 
 // insertSessions creates the sessions of replies that start one.

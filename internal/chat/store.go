@@ -120,13 +120,15 @@ func (s *Service) addUserMessageTx(ctx context.Context, tx store.Q, p *pending, 
 	return d, nil
 }
 
-// questionTopic is the analytics topic of the visitor's message; none for
-// a preview (the owner's test chats are not counted).
+// questionTopic is the analytics topic of the visitor's message, kept in
+// p for the question's count; none for a preview (the owner's test chats
+// are not counted).
 func questionTopic(p *pending) any {
 	if p.req.Preview {
 		return nil
 	}
-	return analytics.Topic(p.req.Message)
+	p.topic = analytics.Topic(p.req.Message)
+	return p.topic
 }
 
 // reserve writes the question and a pending reply, and takes the reply's
@@ -304,7 +306,13 @@ func (s *Service) complete(ctx context.Context, p *pending, ans Answer, sources 
 				return err
 			}
 		}
-		return analytics.Record(ctx, tx, d)
+		if err := analytics.Record(ctx, tx, d); err != nil {
+			return err
+		}
+		if d.Questions == 0 {
+			return nil
+		}
+		return analytics.RecordTopics(ctx, tx, analytics.TopicDelta{BotID: b.ID, At: p.askedAt, Topic: p.topic, Answered: ans.Answered})
 	})
 }
 

@@ -301,6 +301,11 @@ func (s *Service) recordJourneyTx(ctx context.Context, tx store.Q, sess *session
 				sess.ID, p.URL, sess.WorkspaceID, sess.BotID, sess.ID, p.Seconds, now); err != nil {
 				return fmt.Errorf("lead: page view: %w", err)
 			}
+			// The first page reported is the conversation's entry page.
+			if _, err := store.Exec(ctx, tx, `UPDATE chat_sessions SET entry_url = ?, entry_at = ? WHERE id = ? AND entry_at IS NULL`,
+				p.URL, now, sess.ID); err != nil {
+				return fmt.Errorf("lead: entry page: %w", err)
+			}
 		}
 	}
 	host, utm := referrerHost(in.Referrer), utmSource(in)

@@ -184,7 +184,7 @@ func NewApp(t testing.TB, e Engine, opts ...Option) *TestApp {
 	if !s.rawRows {
 		// Whatever the test did, analytics' quarters say what the rows say.
 		t.Cleanup(func() {
-			if stopped || t.Failed() {
+			if stopped || t.Failed() || a.DB.Ping(context.Background()) != nil { // stopped, or its database closed by the test
 				return
 			}
 			var err error

@@ -8,6 +8,7 @@
 -- (analytics.Rebuild, TestQuartersMatchTheirRows):
 -- - conversations: non-preview sessions with a visitor message, by the
 --   session's start; handoffs: those of them handed to a person;
+--   engaged: those with two visitor messages or more;
 -- - visitor_messages: visitor messages with a topic (non-preview chats,
 --   messages to operators too); questions: those put to the bot
 --   (reply_answered set); answered: the ones it answered;
@@ -25,12 +26,13 @@ CREATE TABLE analytics_quarters (
     ratings_down     INTEGER NOT NULL DEFAULT 0,
     reply_credits    INTEGER NOT NULL DEFAULT 0,
     replies          INTEGER NOT NULL DEFAULT 0,
+    engaged          INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (bot_id, quarter)
-);
+) WITHOUT ROWID; -- read by ranges of the key: the rows are the index
 
 INSERT INTO analytics_quarters (bot_id, quarter, conversations, handoffs, visitor_messages, questions, answered,
-    ratings_up, ratings_down, reply_credits, replies)
-SELECT bot_id, q, SUM(c), SUM(h), SUM(v), SUM(qs), SUM(a), SUM(u), SUM(d), SUM(cr), SUM(r) FROM (
+    ratings_up, ratings_down, reply_credits, replies, engaged)
+SELECT bot_id, q, SUM(c), SUM(h), SUM(v), SUM(qs), SUM(a), SUM(u), SUM(d), SUM(cr), SUM(r), SUM(e) FROM (
     SELECT m.bot_id, CAST(strftime('%s', m.created_at) AS INTEGER) / 900 AS q, 0 AS c, 0 AS h,
         CASE WHEN m.role = 'user' AND m.topic IS NOT NULL THEN 1 ELSE 0 END AS v,
         CASE WHEN m.role = 'user' AND m.topic IS NOT NULL AND m.reply_answered IS NOT NULL THEN 1 ELSE 0 END AS qs,
@@ -38,16 +40,59 @@ SELECT bot_id, q, SUM(c), SUM(h), SUM(v), SUM(qs), SUM(a), SUM(u), SUM(d), SUM(c
         CASE WHEN m.role = 'assistant' AND m.status = 'completed' AND m.rating = 1 THEN 1 ELSE 0 END AS u,
         CASE WHEN m.role = 'assistant' AND m.status = 'completed' AND m.rating = -1 THEN 1 ELSE 0 END AS d,
         CASE WHEN m.role = 'assistant' AND m.status = 'completed' THEN m.credits ELSE 0 END AS cr,
-        CASE WHEN m.role = 'assistant' AND m.status = 'completed' THEN 1 ELSE 0 END AS r
+        CASE WHEN m.role = 'assistant' AND m.status = 'completed' THEN 1 ELSE 0 END AS r,
+        0 AS e
     FROM chat_messages m
     UNION ALL
-    SELECT s.bot_id, CAST(strftime('%s', s.created_at) AS INTEGER) / 900, 1, CASE WHEN s.handoff_requested_at IS NOT NULL THEN 1 ELSE 0 END, 0, 0, 0, 0, 0, 0, 0
+    SELECT s.bot_id, CAST(strftime('%s', s.created_at) AS INTEGER) / 900, 1, CASE WHEN s.handoff_requested_at IS NOT NULL THEN 1 ELSE 0 END, 0, 0, 0, 0, 0, 0, 0,
+        CASE WHEN s.visitor_messages >= 2 THEN 1 ELSE 0 END
     FROM chat_sessions s WHERE s.preview = FALSE AND s.visitor_messages > 0
 ) t GROUP BY bot_id, q;
 
 -- The ratings summary's lowest-rated answers, newest first.
 CREATE INDEX chat_messages_rated_down ON chat_messages (bot_id, created_at) WHERE rating = -1;
 
+-- Questions put to the bot per bot, UTC day (seconds since the epoch /
+-- 86400) and topic: the top and unanswered questions read the whole days
+-- of a window from here and only its first and last partial days from
+-- the messages. Kept by the writers of questions (analytics.RecordTopics)
+-- like the quarters.
+CREATE TABLE analytics_topic_days (
+    bot_id             INTEGER NOT NULL REFERENCES bots(id) ON DELETE CASCADE,
+    day                INTEGER NOT NULL,
+    topic              TEXT NOT NULL,
+    questions          INTEGER NOT NULL DEFAULT 0,
+    answered           INTEGER NOT NULL DEFAULT 0,
+    last_at            DATETIME NOT NULL,
+    last_unanswered_at DATETIME,
+    PRIMARY KEY (bot_id, day, topic)
+) WITHOUT ROWID;
+INSERT INTO analytics_topic_days (bot_id, day, topic, questions, answered, last_at, last_unanswered_at)
+SELECT m.bot_id, CAST(strftime('%s', m.created_at) AS INTEGER) / 86400, m.topic, COUNT(*),
+    SUM(CASE WHEN m.reply_answered = TRUE THEN 1 ELSE 0 END), MAX(m.created_at),
+    MAX(CASE WHEN m.reply_answered = FALSE THEN m.created_at END)
+FROM chat_messages m
+WHERE m.role = 'user' AND m.topic IS NOT NULL AND m.reply_answered IS NOT NULL AND m.topic <> ''
+GROUP BY m.bot_id, CAST(strftime('%s', m.created_at) AS INTEGER) / 86400, m.topic;
+
+-- The page a conversation's visitor was first seen on (page_views'
+-- position 0) and when, kept on the conversation by the signals' writer:
+-- the journey summary reads entry pages, referrers and chat starts from
+-- this index alone instead of joining every first page view to its
+-- conversation.
+ALTER TABLE chat_sessions ADD COLUMN entry_url TEXT;
+ALTER TABLE chat_sessions ADD COLUMN entry_at DATETIME;
+UPDATE chat_sessions SET
+    entry_url = (SELECT p.url FROM page_views p WHERE p.session_id = chat_sessions.id AND p.position = 0),
+    entry_at = (SELECT p.created_at FROM page_views p WHERE p.session_id = chat_sessions.id AND p.position = 0)
+WHERE EXISTS (SELECT 1 FROM page_views p WHERE p.session_id = chat_sessions.id AND p.position = 0);
+CREATE INDEX chat_sessions_bot_entry ON chat_sessions (bot_id, entry_at, entry_url, referrer_host, utm_source,
+    visitor_messages) WHERE entry_at IS NOT NULL;
+
 -- +goose Down
+DROP TABLE analytics_topic_days;
+DROP INDEX chat_sessions_bot_entry;
+ALTER TABLE chat_sessions DROP COLUMN entry_at;
+ALTER TABLE chat_sessions DROP COLUMN entry_url;
 DROP INDEX chat_messages_rated_down;
 DROP TABLE analytics_quarters;

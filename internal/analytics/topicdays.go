@@ -1,0 +1,241 @@
+package analytics
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"concierge/internal/store"
+)
+
+// TopicDelta is one question put to the bot (a visitor message with a
+// topic whose reply was asked for), counted once it has its reply: in
+// analytics_topic_days, by its bot, UTC day and topic.
+type TopicDelta struct {
+	BotID    int64
+	At       time.Time // the question's created_at
+	Topic    string
+	Answered bool
+}
+
+const daySeconds = 86400
+
+func dayOf(t time.Time) int64 {
+	s := t.Unix()
+	d := s / daySeconds
+	if s%daySeconds < 0 {
+		d--
+	}
+	return d
+}
+
+// RecordTopics adds questions to their topics' days inside tx; like
+// Record, it comes last in the writer's transaction (rows in key order).
+// Questions without a topic ("" for messages older than topics) are not
+// grouped and not counted here.
+func RecordTopics(ctx context.Context, tx store.Q, qs ...TopicDelta) error {
+	type key struct {
+		bot, day int64
+		topic    string
+	}
+	type agg struct {
+		questions, answered  int64
+		last, lastUnanswered time.Time
+	}
+	merged := map[key]*agg{}
+	var keys []key
+	for _, q := range qs {
+		if q.Topic == "" {
+			continue
+		}
+		k := key{q.BotID, dayOf(q.At), q.Topic}
+		a := merged[k]
+		if a == nil {
+			a = &agg{}
+			merged[k] = a
+			keys = append(keys, k)
+		}
+		a.questions++
+		if q.At.After(a.last) {
+			a.last = q.At
+		}
+		if q.Answered {
+			a.answered++
+		} else if q.At.After(a.lastUnanswered) {
+			a.lastUnanswered = q.At
+		}
+	}
+	slices.SortFunc(keys, func(a, b key) int {
+		return cmp.Or(cmp.Compare(a.bot, b.bot), cmp.Compare(a.day, b.day), cmp.Compare(a.topic, b.topic))
+	})
+	for _, n := range store.PowerChunks(len(keys), 32) {
+		chunk := keys[:n]
+		keys = keys[n:]
+		args := make([]any, 0, 7*n)
+		for _, k := range chunk {
+			a := merged[k]
+			var lu any
+			if !a.lastUnanswered.IsZero() {
+				lu = a.lastUnanswered
+			}
+			args = append(args, k.bot, k.day, k.topic, a.questions, a.answered, a.last, lu)
+		}
+		if _, err := store.Exec(ctx, tx, `INSERT INTO analytics_topic_days (bot_id, day, topic, questions, answered, last_at,
+			last_unanswered_at) VALUES `+store.Rows(n, 7)+` ON CONFLICT (bot_id, day, topic) DO UPDATE SET
+			questions = analytics_topic_days.questions + excluded.questions,
+			answered = analytics_topic_days.answered + excluded.answered,
+			last_at = CASE WHEN excluded.last_at > analytics_topic_days.last_at THEN excluded.last_at
+				ELSE analytics_topic_days.last_at END,
+			last_unanswered_at = CASE WHEN analytics_topic_days.last_unanswered_at IS NULL
+				OR excluded.last_unanswered_at > analytics_topic_days.last_unanswered_at
+				THEN COALESCE(excluded.last_unanswered_at, analytics_topic_days.last_unanswered_at)
+				ELSE analytics_topic_days.last_unanswered_at END`, args...); err != nil {
+			return fmt.Errorf("analytics: topic days: %w", err)
+		}
+	}
+	return nil
+}
+
+// day is the SQL expression of the UTC day of a timestamp column.
+func (s *Service) day(col string) string {
+	if s.db.Dialect() == store.Postgres {
+		return fmt.Sprintf("CAST(FLOOR(EXTRACT(EPOCH FROM %s) / %d) AS BIGINT)", col, daySeconds)
+	}
+	return fmt.Sprintf("(CAST(strftime('%%s', %s) AS INTEGER) / %d)", col, daySeconds)
+}
+
+// topicDaysFrom is the SELECT of analytics_topic_days computed from the
+// messages (what the migration filled the table with).
+func (s *Service) topicDaysFrom() string {
+	return `SELECT m.bot_id, ` + s.day("m.created_at") + ` AS day, m.topic, COUNT(*) AS questions,
+		SUM(CASE WHEN m.reply_answered = TRUE THEN 1 ELSE 0 END) AS answered, MAX(m.created_at) AS last_at,
+		MAX(CASE WHEN m.reply_answered = FALSE THEN m.created_at END) AS last_unanswered_at
+	FROM chat_messages m WHERE ` + questionCond + ` AND m.topic <> ''
+	GROUP BY m.bot_id, ` + s.day("m.created_at") + `, m.topic`
+}
+
+// topicDayRow is one row of analytics_topic_days.
+type topicDayRow struct {
+	BotID          int64  `db:"bot_id"`
+	Day            int64  `db:"day"`
+	Topic          string `db:"topic"`
+	Questions      int64  `db:"questions"`
+	Answered       int64  `db:"answered"`
+	Last           dbTime `db:"last_at"`
+	LastUnanswered dbTime `db:"last_unanswered_at"`
+}
+
+func (r topicDayRow) same(o topicDayRow) bool {
+	return r.BotID == o.BotID && r.Day == o.Day && r.Topic == o.Topic && r.Questions == o.Questions &&
+		r.Answered == o.Answered && r.Last.Equal(o.Last.Time) && r.LastUnanswered.Equal(o.LastUnanswered.Time)
+}
+
+// verifyTopicDays compares analytics_topic_days with the messages.
+func (s *Service) verifyTopicDays(ctx context.Context) error {
+	var kept, computed []topicDayRow
+	const order = ` ORDER BY bot_id, day, topic`
+	if err := store.Select(ctx, s.db.Reader(), &kept, `SELECT bot_id, day, topic, questions, answered, last_at,
+		last_unanswered_at FROM analytics_topic_days`+order); err != nil {
+		return fmt.Errorf("analytics: topic days: %w", err)
+	}
+	if err := store.Select(ctx, s.db.Reader(), &computed, `SELECT * FROM (`+s.topicDaysFrom()+`) x`+order); err != nil {
+		return fmt.Errorf("analytics: topic days: %w", err)
+	}
+	for i := range max(len(kept), len(computed)) {
+		var k, c topicDayRow
+		if i < len(kept) {
+			k = kept[i]
+		}
+		if i < len(computed) {
+			c = computed[i]
+		}
+		if !k.same(c) {
+			return fmt.Errorf("analytics: topic days drifted: kept %+v, the messages say %+v", k, c)
+		}
+	}
+	return nil
+}
+
+// topicCount is a topic's questions in a window.
+type topicCount struct {
+	Topic    string
+	N        int64
+	Answered int64
+	Last     time.Time
+}
+
+// topicCounts counts the questions of w per topic (unanswered ones only
+// when unanswered): whole UTC days from analytics_topic_days, the partial
+// days at either end from the messages.
+func (s *Service) topicCounts(ctx context.Context, sc scope, w Window, unanswered bool) ([]topicCount, error) {
+	byTopic := map[string]*topicCount{}
+	add := func(topic string, n, answered int64, last time.Time) {
+		if n <= 0 {
+			return
+		}
+		t := byTopic[topic]
+		if t == nil {
+			t = &topicCount{Topic: topic}
+			byTopic[topic] = t
+		}
+		t.N += n
+		t.Answered += answered
+		if last.After(t.Last) {
+			t.Last = last
+		}
+	}
+	first, last := (w.Start.Unix()+daySeconds-1)/daySeconds, w.End.Unix()/daySeconds // whole days [first, last)
+	edges := []Window{w}
+	if first < last {
+		edges = []Window{{Start: w.Start, End: time.Unix(first*daySeconds, 0)}, {Start: time.Unix(last*daySeconds, 0), End: w.End}}
+		scond, sargs := sc.in("t")
+		var rows []topicDayRow
+		if err := store.Select(ctx, s.db.Reader(), &rows, `SELECT t.topic, SUM(t.questions) AS questions,
+			SUM(t.answered) AS answered, MAX(t.last_at) AS last_at, MAX(t.last_unanswered_at) AS last_unanswered_at
+			FROM analytics_topic_days t WHERE `+scond+` AND t.day >= ? AND t.day < ? GROUP BY t.topic`,
+			append(sargs, first, last)...); err != nil {
+			return nil, fmt.Errorf("analytics: topic days: %w", err)
+		}
+		for _, r := range rows {
+			if unanswered {
+				add(r.Topic, r.Questions-r.Answered, 0, r.LastUnanswered.Time)
+			} else {
+				add(r.Topic, r.Questions, r.Answered, r.Last.Time)
+			}
+		}
+	}
+	cond := questionCond
+	if unanswered {
+		cond += " AND m.reply_answered = FALSE"
+	}
+	scond, sargs := sc.in("m")
+	for _, e := range edges {
+		if !e.Start.Before(e.End) {
+			continue
+		}
+		tcond, targs := between("m.created_at", e)
+		var rows []struct {
+			Topic    string `db:"topic"`
+			N        int64  `db:"n"`
+			Answered int64  `db:"answered"`
+			Last     dbTime `db:"last"`
+		}
+		if err := store.Select(ctx, s.db.Reader(), &rows, `SELECT m.topic, COUNT(*) AS n,
+			SUM(CASE WHEN m.reply_answered = TRUE THEN 1 ELSE 0 END) AS answered, MAX(m.created_at) AS last
+			FROM chat_messages m WHERE `+scond+` AND `+tcond+` AND `+cond+` AND m.topic <> ''
+			GROUP BY m.topic`, append(sargs, targs...)...); err != nil {
+			return nil, fmt.Errorf("analytics: topics: %w", err)
+		}
+		for _, r := range rows {
+			add(r.Topic, r.N, r.Answered, r.Last.Time)
+		}
+	}
+	out := make([]topicCount, 0, len(byTopic))
+	for _, t := range byTopic {
+		out = append(out, *t)
+	}
+	slices.SortFunc(out, func(a, b topicCount) int { return cmp.Or(cmp.Compare(b.N, a.N), cmp.Compare(a.Topic, b.Topic)) })
+	return out[:min(len(out), maxTopics)], nil
+}
