@@ -62,10 +62,13 @@ func (d Delta) values() []any {
 
 // quarterOf is the quarter hour of an instant (seconds since the epoch /
 // 900), as the reports' bucket expression computes it in SQL.
-func quarterOf(t time.Time) int64 {
+func quarterOf(t time.Time) int64 { return epochSlot(t, bucketSeconds) }
+
+// epochSlot is seconds since the epoch / size, rounded down.
+func epochSlot(t time.Time, size int64) int64 {
 	s := t.Unix()
-	q := s / bucketSeconds
-	if s%bucketSeconds < 0 {
+	q := s / size
+	if s%size < 0 {
 		q--
 	}
 	return q

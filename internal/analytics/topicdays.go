@@ -22,14 +22,8 @@ type TopicDelta struct {
 
 const daySeconds = 86400
 
-func dayOf(t time.Time) int64 {
-	s := t.Unix()
-	d := s / daySeconds
-	if s%daySeconds < 0 {
-		d--
-	}
-	return d
-}
+// dayOf is the UTC day of an instant, as the day expression computes it.
+func dayOf(t time.Time) int64 { return epochSlot(t, daySeconds) }
 
 // RecordTopics adds questions to their topics' days inside tx; like
 // Record, it comes last in the writer's transaction (rows in key order).

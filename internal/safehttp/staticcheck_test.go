@@ -25,6 +25,7 @@ var staticAllow = map[string]string{
 	"cmd/loadbench":            "operator-run load tool aimed at the operator's own (loopback) instance",
 	"cmd/concierge":            "the healthcheck subcommand asks the server's own /readyz on its loopback listen address",
 	"cmd/kbbench":              "operator-run benchmark: asks POST /chat of the instance it starts itself on 127.0.0.1",
+	"cmd/soak":                 "operator-run soak: drives the replicas, proxy and fakes it starts itself on 127.0.0.1",
 	"internal/testkit":         "test support: the harness client talks only to the app it starts on 127.0.0.1",
 	"internal/llm":             "language-model APIs at operator-configured base URLs; never a customer-supplied URL",
 	"internal/lead/emailcheck": "the e-mail verification provider at an operator-configured URL (CONCIERGE_EMAIL_VERIFY_URL)",
