@@ -1,6 +1,7 @@
 package retrieval
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -57,6 +58,7 @@ const (
 	kindCluster                  // a run of Thai, Lao, Khmer or Myanmar
 	kindSymbol                   // one pictograph
 	kindDropped                  // a word of a question's frame (dropQuestionFrame): no term
+	kindIdent                    // an identifier with underscores (pg_dump, __slots__), before its parts
 )
 
 type token struct {
@@ -131,7 +133,18 @@ func segment(text string) []token {
 		open       bool // a token is in progress
 		dot        bool // a '.' is pending after a word character
 		dotAt      int  // where that '.' is
+		// An ASCII run of letters, digits and '_' (identStart ≥ 0): with an
+		// underscore and a letter, it is also a term of its own, put before
+		// the words it splits into (at identAt in toks).
+		identStart, identAt               = -1, 0
+		identUnder, identLetter, identBad bool
 	)
+	endIdent := func(i int) {
+		if identStart >= 0 && identUnder && identLetter && !identBad && i-identStart >= 3 && i-identStart <= maxTokenBytes {
+			toks = slices.Insert(toks, identAt, token{text: text[identStart:i], kind: kindIdent})
+		}
+		identStart, identUnder, identLetter, identBad = -1, false, false, false
+	}
 	flush := func() {
 		if open {
 			switch {
@@ -162,6 +175,20 @@ func segment(text string) []token {
 	}
 	for i := 0; i < len(text); {
 		r, w := utf8.DecodeRuneInString(text[i:])
+		if r == '_' || (r < utf8.RuneSelf && classify(r) == clsWord) {
+			if identStart < 0 {
+				identStart, identAt = i, len(toks)
+				// Only a whole word: not the ASCII tail of "naïve_x".
+				identBad = open && kind == kindWord && !dot
+			}
+			identUnder = identUnder || r == '_'
+			identLetter = identLetter || ('a' <= r && r <= 'z')
+		} else if identStart >= 0 {
+			if c := classify(r); c == clsWord || c == clsMark {
+				identBad = true // the word goes on past the run
+			}
+			endIdent(i)
+		}
 		switch classify(r) {
 		case clsWord:
 			if !open || kind != kindWord {
@@ -206,6 +233,7 @@ func segment(text string) []token {
 		i += w
 	}
 	flush()
+	endIdent(len(text))
 	return toks
 }
 
@@ -221,7 +249,7 @@ func emitTerms(toks []token, l lang, dst []string) []string {
 			dst = appendBigrams(dst, runeUnits(t.text))
 		case kindCluster:
 			dst = appendBigrams(dst, clusterUnits(t.text))
-		case kindSymbol:
+		case kindSymbol, kindIdent:
 			dst = append(dst, t.text)
 		}
 	}

@@ -35,6 +35,10 @@ func TestTerms(t *testing.T) {
 			[]string{"abonnement", "kündigen", "rechnungen", "sehen"}},
 		{"emoji are terms, modifiers dropped", "great 👍🏽 👨‍👩‍👧", []string{"great", "👍", "👨", "👩", "👧"}},
 		{"mixed scripts split", "iPhone手机 price", []string{"iphon", "手机", "price"}},
+		{"identifiers are terms too, before their words", "set work_mem before pg_dump", []string{"set", "work_mem", "work",
+			"mem", "pg_dump", "pg", "dump"}},
+		{"a dunder name keeps its underscores", "what is __slots__ for?", []string{"__slots__", "slot"}},
+		{"no identifier inside a word or without a letter", "naïve_x 1_2", []string{"naïv", "x", "1", "2"}},
 		{"long token truncated", strings.Repeat("x", 300), []string{strings.Repeat("x", maxTokenBytes)}},
 		{"invalid utf-8 separates", "abc\xffdef", []string{"abc", "def"}},
 	}
