@@ -199,6 +199,12 @@ func (s *snapshot) rerank(hits []Hit, variants [][]string) {
 		}
 	}
 	if len(qs) == 0 {
+		// Nothing of the question is left to weigh (all of it frame and
+		// stop words: "what's the difference between is and =="): read,
+		// and no page answers it.
+		for i := range hits {
+			hits[i].Evidence = Evidence{Ranked: true}
+		}
 		return
 	}
 	best := 0.0

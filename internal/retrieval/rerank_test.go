@@ -196,6 +196,13 @@ func TestRerankOrder(t *testing.T) {
 	if (Evidence{Page: 0.9}).Answers() {
 		t.Error("evidence the second stage did not fill answers")
 	}
+	// A question with nothing left to weigh (frame and stop words only) is
+	// read, and answered by no page, however the first stage ranked them.
+	framed := []Hit{hit(40, 2, "venv creation virtual env", "creat virtual env", "creat virtual env with venv", 9)}
+	s.rerank(framed, [][]string{{}})
+	if !framed[0].Evidence.Ranked || framed[0].Evidence.Answers() {
+		t.Errorf("a question without terms: evidence %+v, want read and not answering", framed[0].Evidence)
+	}
 }
 
 // TestQuestionFrameCarriesNoWeight: "how long … take", "how much" and
