@@ -187,7 +187,7 @@ func (s *Service) Quarters(ctx context.Context, computed bool) ([]QuarterRow, er
 	rows, err := s.db.Reader().QueryxContext(ctx, `SELECT bot_id, quarter, `+strings.Join(quarterColumns, ", ")+` FROM `+from+
 		` x ORDER BY bot_id, quarter`)
 	if err != nil {
-		return nil, fmt.Errorf("analytics: quarters: %w", err)
+		return nil, fmt.Errorf("analytics: quarters: %w", store.Normalize(err))
 	}
 	defer rows.Close()
 	var out []QuarterRow
@@ -198,13 +198,13 @@ func (s *Service) Quarters(ctx context.Context, computed bool) ([]QuarterRow, er
 			dst = append(dst, &r.Figures[i])
 		}
 		if err := rows.Scan(dst...); err != nil {
-			return nil, fmt.Errorf("analytics: quarters: %w", err)
+			return nil, fmt.Errorf("analytics: quarters: %w", store.Normalize(err))
 		}
 		if r.Figures != [10]int64{} {
 			out = append(out, r)
 		}
 	}
-	return out, rows.Err()
+	return out, store.Normalize(rows.Err())
 }
 
 // quarterPass reads the per-quarter sums of some of analytics_quarters'
@@ -221,7 +221,7 @@ func (s *Service) quarterPass(ctx context.Context, sc scope, cur, prev Window, c
 	args := append(sargs, quarterOf(prev.Start), quarterOf(cur.End))
 	rows, err := s.db.Reader().QueryxContext(ctx, s.db.Reader().Rebind(q), args...)
 	if err != nil {
-		return nil, fmt.Errorf("analytics: quarters: %w", err)
+		return nil, fmt.Errorf("analytics: quarters: %w", store.Normalize(err))
 	}
 	return scanSums(rows, len(cols))
 }

@@ -122,7 +122,7 @@ func (s *Service) pass(ctx context.Context, sc scope, cur, prev Window, from, al
 	q += ` GROUP BY 1 ORDER BY 1`
 	rows, err := s.db.Reader().QueryxContext(ctx, s.db.Reader().Rebind(q), append(sargs, targs...)...)
 	if err != nil {
-		return nil, fmt.Errorf("analytics: pass: %w", err)
+		return nil, fmt.Errorf("analytics: pass: %w", store.Normalize(err))
 	}
 	return scanSums(rows, len(exprs))
 }
@@ -139,13 +139,13 @@ func scanSums(rows *sqlx.Rows, n int) (*sums, error) {
 			dst = append(dst, &v[i])
 		}
 		if err := rows.Scan(dst...); err != nil {
-			return nil, fmt.Errorf("analytics: sums: %w", err)
+			return nil, fmt.Errorf("analytics: sums: %w", store.Normalize(err))
 		}
 		out.buckets = append(out.buckets, b)
 		out.vals = append(out.vals, v)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("analytics: sums: %w", err)
+		return nil, fmt.Errorf("analytics: sums: %w", store.Normalize(err))
 	}
 	return out, nil
 }

@@ -243,6 +243,12 @@ func (db *DB) tx(ctx context.Context, fn func(tx *sqlx.Tx) error) (err error) {
 		return err
 	}
 	if err = tx.Commit(); err != nil {
+		if errors.Is(err, sql.ErrTxDone) && ctx.Err() != nil {
+			// The context ended between the last statement and the commit:
+			// database/sql rolled the transaction back. Nothing was written,
+			// and the caller learns why (a client gone is not a fault).
+			return fmt.Errorf("store: commit: %w", ctx.Err())
+		}
 		return Normalize(fmt.Errorf("store: commit: %w", err))
 	}
 	db.committed(topics)
