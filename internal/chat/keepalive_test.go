@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -70,6 +71,52 @@ func TestKeepAliveAfterModelFaults(t *testing.T) {
 						t.Fatalf("after %s on %s, the next request on the connection: %d %s", name, path, status, body)
 					}
 				}
+			}
+		}
+	})
+}
+
+// TestKeepAliveAfterALongRequest: a reply that takes longer than the
+// body's read deadline (huma's 5 s) leaves its connection as good as
+// before. The deadline used to stay set after the body was read; when it
+// expired mid-request, net/http took it for the client gone and cancelled
+// that request and every later one on the kept-alive connection (found by
+// the soak as 499s to everything through its proxy).
+func TestKeepAliveAfterALongRequest(t *testing.T) {
+	testkit.ForEachEngine(t, func(t *testing.T, e testkit.Engine) {
+		fake := llmtest.NewOpenAI(t)
+		cfg := fake.Config()
+		cfg.Timeout, cfg.IdleTimeout = 20*time.Second, 20*time.Second
+		model, err := llm.New(cfg, fake.Client())
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := newWorld(t, e, testkit.WithOptions(func(o *app.Options) { o.Answerer = chat.Model{LLM: model} }))
+		client := &http.Client{Transport: &http.Transport{MaxConnsPerHost: 1, MaxIdleConnsPerHost: 1}, Timeout: 30 * time.Second}
+		fake.Enqueue(llmtest.Reply{Text: "Orders ship from our warehouse in Pune [1].", FirstDelay: 5500 * time.Millisecond})
+		req, _ := http.NewRequest("POST", w.a.URL+"/chat/stream", strings.NewReader(`{"message":"Where do orders ship from?"}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("X-Bot-Key", w.botKey)
+		res, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != 200 || !strings.Contains(string(body), "Pune") {
+			t.Fatalf("the long reply: %d %s", res.StatusCode, body)
+		}
+		for range 3 {
+			req, _ := http.NewRequest("GET", w.a.URL+"/bots", nil)
+			req.Header.Set("X-API-Key", w.key)
+			res, err := client.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(res.Body)
+			res.Body.Close()
+			if res.StatusCode != 200 {
+				t.Fatalf("the next request on the connection: %d %s", res.StatusCode, b)
 			}
 		}
 	})

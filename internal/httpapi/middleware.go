@@ -208,3 +208,27 @@ func newHTTPMetrics(reg prometheus.Registerer) *httpMetrics {
 	}
 	return m
 }
+
+// connControl keeps each request's http.ResponseController in its
+// context, for releaseBodyDeadline.
+func connControl(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), connControlKey{}, http.NewResponseController(w))))
+	})
+}
+
+type connControlKey struct{}
+
+// releaseBodyDeadline clears, once huma has read a request's body, the read
+// deadline it set for reading it (Operation.BodyReadTimeout, 5 s). Left in
+// place, that deadline expires while a long request (a model slow to
+// answer) is still being handled: net/http's background read on the
+// connection then times out, which it takes for the client having gone,
+// and it cancels the request and every later request on the same
+// kept-alive connection (behind a load balancer, 499s to everything; found
+// by the soak). Operation handlers call it first (register).
+func releaseBodyDeadline(ctx context.Context) {
+	if rc, ok := ctx.Value(connControlKey{}).(*http.ResponseController); ok {
+		_ = rc.SetReadDeadline(time.Time{})
+	}
+}

@@ -150,7 +150,7 @@ func New(d Deps) *Server {
 		livechat:      d.LiveChat,
 	}
 	r := chi.NewRouter()
-	r.Use(requestID, s.clientIP, s.observe, s.recoverer, securityHeaders, preflight)
+	r.Use(connControl, requestID, s.clientIP, s.observe, s.recoverer, securityHeaders, preflight)
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "Not Found", nil)
 	})
@@ -248,6 +248,7 @@ func register[I, O any](s *Server, rt route, h func(ctx context.Context, in *I) 
 		op.MaxBodyBytes = DefaultMaxBody
 	}
 	huma.Register(s.api, op, func(ctx context.Context, in *I) (*O, error) {
+		releaseBodyDeadline(ctx) // the body is read: a long request must not outlive its deadline
 		out, err := h(ctx, in)
 		if err != nil {
 			return nil, s.toHTTP(ctx, err)
