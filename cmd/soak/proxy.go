@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"io"
 	"net"
@@ -75,15 +74,9 @@ func (rr *roundRobin) RoundTrip(req *http.Request) (*http.Response, error) {
 	var lastErr error
 	for i := range len(rr.addrs) {
 		addr := rr.addrs[(int(start)+i)%len(rr.addrs)]
-		// The upstream request does not end with the inbound one: with it,
-		// requests through this proxy's own server came to the replicas
-		// already cancelled, in bursts, after a long (hanging-model) request
-		// on the same client connections, and the replicas rightly answered
-		// 499 to thousands of requests nobody had abandoned (issue 18's
-		// notes). A client that gives up still stops reading; the replica
-		// finishes the request, as it would behind a balancer that does not
-		// propagate aborts.
-		out := req.Clone(context.WithoutCancel(req.Context()))
+		// A client that gives up ends the upstream request too, as behind a
+		// real balancer.
+		out := req.Clone(req.Context())
 		out.URL.Host = addr
 		out.Host = addr
 		if body != nil {
