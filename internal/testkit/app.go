@@ -53,14 +53,7 @@ type setup struct {
 	env   map[string]string
 	edits []func(*config.Config)
 	opts  app.Options
-	// rawRows: the test writes conversation rows around the writers.
-	rawRows bool
 }
-
-// WithRawRows is for a test that writes conversations or messages
-// straight into the tables: the check that analytics' quarters match the
-// rows (made when every other test ends) is skipped.
-func WithRawRows() Option { return func(s *setup) { s.rawRows = true } }
 
 // WithEnv sets configuration as environment variables would (name, value
 // pairs), over the test defaults.
@@ -181,22 +174,21 @@ func NewApp(t testing.TB, e Engine, opts ...Option) *TestApp {
 		})
 	}
 	t.Cleanup(stop)
-	if !s.rawRows {
-		// Whatever the test did, analytics' quarters say what the rows say.
-		t.Cleanup(func() {
-			if stopped || t.Failed() || a.DB.Ping(context.Background()) != nil { // stopped, or its database closed by the test
+	// Whatever the test did, analytics' rollups say what the rows say (a
+	// test that writes rows around the writers calls Analytics.Rebuild).
+	t.Cleanup(func() {
+		if stopped || t.Failed() || a.DB.Ping(context.Background()) != nil { // stopped, or its database closed by the test
+			return
+		}
+		var err error
+		for range 3 { // a write may land between the two reads
+			if err = a.Analytics.VerifyQuarters(context.Background()); err == nil {
 				return
 			}
-			var err error
-			for range 3 { // a write may land between the two reads
-				if err = a.Analytics.VerifyQuarters(context.Background()); err == nil {
-					return
-				}
-				time.Sleep(100 * time.Millisecond)
-			}
-			t.Errorf("at the end of the test: %v", err)
-		})
-	}
+			time.Sleep(100 * time.Millisecond)
+		}
+		t.Errorf("at the end of the test: %v", err)
+	})
 	fc, _ := s.opts.Clock.(*clock.Fake)
 	return &TestApp{
 		App: a, Engine: e, URL: "http://" + ln.Addr().String(), Clock: fc, Mailbox: box, Logs: logs,
