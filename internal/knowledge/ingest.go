@@ -271,7 +271,12 @@ func (s *Service) ingestJob(ctx context.Context, j *jobs.Job) error {
 	}
 	// While one file is written, the next is read and parsed on the other
 	// cores: parsing touches no database, so it is safe ahead of time.
-	next := s.prefetch(ctx, ing.WorkspaceID, todo, srcOf)
+	// A retry after a crash may find every file already done: nothing to
+	// read, only the ingestion to finish.
+	var next <-chan prefetched
+	if len(todo) > 0 {
+		next = s.prefetch(ctx, ing.WorkspaceID, todo, srcOf)
+	}
 	for i, f := range todo {
 		pre := <-next
 		if i+1 < len(todo) {

@@ -10,6 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"concierge/internal/jobs"
 	"concierge/internal/store"
 	"concierge/internal/testkit"
 )
@@ -340,6 +341,48 @@ func TestDirtyTextIsCleaned(t *testing.T) {
 			if strings.ContainsRune(got, 0) || !utf8.ValidString(got) {
 				t.Errorf("search %q returned dirty text %q", q, got)
 			}
+		}
+	})
+}
+
+// An ingestion job run again after every file was done (its process died
+// between the last file and finishing the ingestion) only finishes it.
+// Found by the soak: it read the first of no files and panicked, taking
+// the whole process down on every replica that claimed the job.
+func TestIngestionRunAgainAfterItsLastFile(t *testing.T) {
+	testkit.ForEachEngine(t, func(t *testing.T, e testkit.Engine) {
+		a := testkit.NewApp(t, e)
+		key, ws := a.Register(t, "kb-again@example.com")
+		bot := newBot(t, a, key)
+		ing := upload(t, a, key, bot, testkit.File{Name: "hours.md", Data: []byte("# Hours\n\nWe open at nine on weekdays.")})
+		if ing.Status != "completed" {
+			t.Fatalf("ingestion: %+v", ing)
+		}
+		ctx := context.Background()
+		var id int64
+		if err := store.Get(ctx, a.DB.Reader(), &id, `SELECT id FROM ingestions WHERE bot_id = ?`, bot); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := store.Exec(ctx, a.DB.Writer(), `UPDATE ingestions SET status = 'running', finished_at = NULL WHERE id = ?`, id); err != nil {
+			t.Fatal(err)
+		}
+		job, err := a.Queue.Enqueue(ctx, jobs.NewJob{Kind: "knowledge.ingest", WorkspaceID: ws, BotID: bot,
+			Payload: map[string]int64{"ingestion_id": id}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		deadline := time.Now().Add(20 * time.Second)
+		for {
+			var status, ingStatus string
+			_ = store.Get(ctx, a.DB.Reader(), &status, `SELECT status FROM jobs WHERE id = ?`, job)
+			_ = store.Get(ctx, a.DB.Reader(), &ingStatus, `SELECT status FROM ingestions WHERE id = ?`, id)
+			if status == "succeeded" && ingStatus == "completed" {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("job %s, ingestion %s", status, ingStatus)
+			}
+			time.Sleep(20 * time.Millisecond)
 		}
 	})
 }
