@@ -240,19 +240,29 @@ func (db *DB) tx(ctx context.Context, fn func(tx *sqlx.Tx) error) (err error) {
 		}
 	}()
 	if err = fn(tx); err != nil {
-		return err
+		return ended(ctx, err, "store: tx")
 	}
 	if err = tx.Commit(); err != nil {
-		if errors.Is(err, sql.ErrTxDone) && ctx.Err() != nil {
-			// The context ended between the last statement and the commit:
-			// database/sql rolled the transaction back. Nothing was written,
-			// and the caller learns why (a client gone is not a fault).
-			return fmt.Errorf("store: commit: %w", ctx.Err())
-		}
-		return Normalize(fmt.Errorf("store: commit: %w", err))
+		return Normalize(ended(ctx, err, "store: commit"))
 	}
 	db.committed(topics)
 	return nil
+}
+
+// ended names the context's end as the error when the transaction failed
+// because it ended: database/sql rolled the transaction back when ctx was
+// cancelled or reached its deadline, and every later statement or the
+// commit says only "transaction has already been committed or rolled
+// back". Nothing was written, and the caller learns why (a client gone, a
+// reply out of time), which is not a fault of the service.
+func ended(ctx context.Context, err error, what string) error {
+	if errors.Is(err, sql.ErrTxDone) && ctx.Err() != nil {
+		return fmt.Errorf("%s: %w", what, ctx.Err())
+	}
+	if what == "store: commit" {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	return err
 }
 
 // InList returns the placeholders of an IN list for vals, padded to a power
