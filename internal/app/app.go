@@ -243,7 +243,14 @@ func New(ctx context.Context, cfg config.Config, opts Options) (_ *App, err erro
 	if err != nil {
 		return nil, err
 	}
-	a.Chat = chat.New(a.DB, a.Bots, a.Billing, a.Retrieval, newAnswerer(model, opts), a.Queue, a.Clock, a.Log, opts.Chat)
+	chatOpts := opts.Chat
+	if chatOpts.ReplyTimeout == 0 {
+		chatOpts.ReplyTimeout = cfg.ReplyTimeout
+	}
+	if chatOpts.SettleAfter == 0 {
+		chatOpts.SettleAfter = cfg.SettleAfter
+	}
+	a.Chat = chat.New(a.DB, a.Bots, a.Billing, a.Retrieval, newAnswerer(model, opts), a.Queue, a.Clock, a.Log, chatOpts)
 	a.Chat.RegisterJobs(a.Pool)
 	a.Knowledge.SetAfterCrawl(a.Chat.RefreshTone)
 	provider := opts.EmailProvider
@@ -252,7 +259,11 @@ func New(ctx context.Context, cfg config.Config, opts Options) (_ *App, err erro
 			return nil, fmt.Errorf("app: CONCIERGE_EMAIL_VERIFY_URL: %w", err)
 		}
 	}
-	checker, err := emailcheck.New(emailcheck.Config{Resolver: opts.EmailResolver, Provider: provider,
+	resolver := opts.EmailResolver
+	if resolver == nil && cfg.DNSServer != "" {
+		resolver = dnsResolver(cfg.DNSServer)
+	}
+	checker, err := emailcheck.New(emailcheck.Config{Resolver: resolver, Provider: provider,
 		Clock: a.Clock, Logger: a.Log})
 	if err != nil {
 		return nil, err
@@ -271,6 +282,10 @@ func New(ctx context.Context, cfg config.Config, opts Options) (_ *App, err erro
 	a.LiveChat.RegisterJobs(a.Pool)
 	a.Chat.SetRelay(a.LiveChat)
 
+	whOpts := opts.Webhooks
+	if len(whOpts.Schedule) == 0 {
+		whOpts.Schedule = cfg.WebhookRetrySchedule
+	}
 	// Webhooks get a client of their own: redirects are never followed
 	// (a 3xx is a failed attempt) and the attempt timeout is theirs.
 	whOut := opts.Outbound
@@ -283,7 +298,7 @@ func New(ctx context.Context, cfg config.Config, opts Options) (_ *App, err erro
 			return err
 		},
 		Client: safehttp.New(whOut), Allow: allow, Clock: a.Clock, Logger: a.Log, DatabaseURL: cfg.DatabaseURL.Reveal()},
-		opts.Webhooks)
+		whOpts)
 
 	trusted, err := cfg.TrustedProxyPrefixes()
 	if err != nil {
@@ -420,4 +435,13 @@ func (a *App) Close() error {
 		errs = append(errs, a.redis.Close())
 	}
 	return errors.Join(errs...)
+}
+
+// dnsResolver sends every lookup to server (host:port) instead of the
+// system's resolvers (CONCIERGE_DNS_SERVER).
+func dnsResolver(server string) *net.Resolver {
+	return &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, network, _ string) (net.Conn, error) {
+		var d net.Dialer
+		return d.DialContext(ctx, network, server)
+	}}
 }

@@ -104,6 +104,18 @@ type Config struct {
 	// soon another worker takes over the jobs of a crashed process.
 	JobLease        time.Duration `env:"CONCIERGE_JOB_LEASE" envDefault:"30s"`
 	ShutdownTimeout time.Duration `env:"CONCIERGE_SHUTDOWN_TIMEOUT" envDefault:"20s"`
+	// ReplyTimeout bounds one chat reply, model retries included.
+	// SettleAfter is when a reply whose process died mid-way is settled
+	// (its reservation refunded); it must be longer than ReplyTimeout.
+	ReplyTimeout time.Duration `env:"CONCIERGE_REPLY_TIMEOUT" envDefault:"90s"`
+	SettleAfter  time.Duration `env:"CONCIERGE_SETTLE_AFTER" envDefault:"10m"`
+	// WebhookRetrySchedule is the delay before each delivery attempt of a
+	// webhook message, the first included (each varied by ±20 %); empty is
+	// the documented default 0, 5s, 5m, 30m, 2h, 5h, 10h, 10h.
+	WebhookRetrySchedule []time.Duration `env:"CONCIERGE_WEBHOOK_RETRY_SCHEDULE" envSeparator:","`
+	// DNSServer (host:port), when set, answers the DNS lookups of the
+	// e-mail checks instead of the system resolver.
+	DNSServer string `env:"CONCIERGE_DNS_SERVER"`
 	// MetricsToken, when set, is required as a bearer token on /metrics.
 	MetricsToken Secret `env:"CONCIERGE_METRICS_TOKEN"`
 
@@ -211,6 +223,23 @@ func (c Config) Validate() error {
 	}
 	if c.Workers < 1 {
 		errs = append(errs, errors.New("CONCIERGE_WORKERS must be at least 1"))
+	}
+	if c.ReplyTimeout <= 0 || c.SettleAfter <= c.ReplyTimeout {
+		errs = append(errs, errors.New("CONCIERGE_SETTLE_AFTER must be longer than CONCIERGE_REPLY_TIMEOUT, both positive"))
+	}
+	if n := len(c.WebhookRetrySchedule); n > 20 {
+		errs = append(errs, fmt.Errorf("CONCIERGE_WEBHOOK_RETRY_SCHEDULE has %d attempts: at most 20", n))
+	}
+	for _, d := range c.WebhookRetrySchedule {
+		if d < 0 || d > 7*24*time.Hour {
+			errs = append(errs, fmt.Errorf("CONCIERGE_WEBHOOK_RETRY_SCHEDULE: %s is not between 0 and 7 days", d))
+			break
+		}
+	}
+	if c.DNSServer != "" {
+		if _, _, err := net.SplitHostPort(c.DNSServer); err != nil {
+			errs = append(errs, fmt.Errorf("CONCIERGE_DNS_SERVER=%q: want host:port", c.DNSServer))
+		}
 	}
 	if c.Argon2MemoryKiB < 8 || c.Argon2Iterations < 1 {
 		errs = append(errs, errors.New("argon2 parameters too small"))

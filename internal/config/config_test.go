@@ -1,6 +1,9 @@
 package config
 
-import "testing"
+import (
+	"testing"
+	"time"
+)
 
 func TestPublicOrigin(t *testing.T) {
 	for _, c := range []struct {
@@ -26,6 +29,34 @@ func TestPublicOrigin(t *testing.T) {
 		got, err := cfg.PublicOrigin()
 		if (err != nil) != c.bad || got != c.want {
 			t.Errorf("addr %q public %q: %q, %v; want %q (error %v)", c.addr, c.public, got, err, c.want, c.bad)
+		}
+	}
+}
+
+func TestDeliveryTimings(t *testing.T) {
+	for _, c := range []struct {
+		env  map[string]string
+		bad  bool
+		want func(Config) bool
+	}{
+		{env: map[string]string{}, want: func(c Config) bool {
+			return c.ReplyTimeout == 90*time.Second && c.SettleAfter == 10*time.Minute && c.WebhookRetrySchedule == nil
+		}},
+		{env: map[string]string{"CONCIERGE_WEBHOOK_RETRY_SCHEDULE": "0s,1s,2s,30s"}, want: func(c Config) bool {
+			return len(c.WebhookRetrySchedule) == 4 && c.WebhookRetrySchedule[3] == 30*time.Second
+		}},
+		{env: map[string]string{"CONCIERGE_REPLY_TIMEOUT": "20s", "CONCIERGE_SETTLE_AFTER": "30s"}, want: func(c Config) bool {
+			return c.ReplyTimeout == 20*time.Second && c.SettleAfter == 30*time.Second
+		}},
+		{env: map[string]string{"CONCIERGE_SETTLE_AFTER": "60s"}, bad: true}, // not longer than the reply timeout
+		{env: map[string]string{"CONCIERGE_WEBHOOK_RETRY_SCHEDULE": "0s,-5s"}, bad: true},
+		{env: map[string]string{"CONCIERGE_WEBHOOK_RETRY_SCHEDULE": "0s,fast"}, bad: true},
+		{env: map[string]string{"CONCIERGE_DNS_SERVER": "127.0.0.1"}, bad: true},
+		{env: map[string]string{"CONCIERGE_DNS_SERVER": "127.0.0.1:5353"}, want: func(c Config) bool { return c.DNSServer == "127.0.0.1:5353" }},
+	} {
+		cfg, err := Load(func(k string) string { return c.env[k] })
+		if (err != nil) != c.bad || (err == nil && !c.want(cfg)) {
+			t.Errorf("%v: %+v, %v (want error %v)", c.env, cfg, err, c.bad)
 		}
 	}
 }

@@ -306,3 +306,39 @@ func TestRetryVariantsG9(t *testing.T) {
 		})
 	})
 }
+
+// CONCIERGE_WEBHOOK_RETRY_SCHEDULE replaces the default schedule: its
+// attempts at its delays, then the message has failed.
+func TestConfiguredSchedule(t *testing.T) {
+	testkit.ForEachEngine(t, func(t *testing.T, e testkit.Engine) {
+		w := newWorld(t, e, manual(), testkit.WithEnv("CONCIERGE_WEBHOOK_RETRY_SCHEDULE", "0s,1m,10m"))
+		t0 := w.a.Clock.Now()
+		rc := newReceiver(t, func(r *http.Request) (int, http.Header) { return 503, nil })
+		w.createEndpoint(t, w.bot, rc.srv.URL+"/in", "lead.captured")
+		w.emit(t, w.ws, w.bot, "lead.captured", 3)
+		w.runUntil(t, t0.Add(2*time.Hour))
+
+		byID := map[string][]request{}
+		for _, q := range rc.requests() {
+			byID[q.Header.Get("webhook-id")] = append(byID[q.Header.Get("webhook-id")], q)
+		}
+		if len(byID) != 3 {
+			t.Fatalf("%d distinct webhook-ids, want 3", len(byID))
+		}
+		bounds := [][2]time.Duration{{48 * time.Second, 72 * time.Second}, {8 * time.Minute, 12 * time.Minute}}
+		for id, qs := range byID {
+			if len(qs) != 3 {
+				t.Fatalf("%s: %d attempts, want the schedule's 3", id, len(qs))
+			}
+			for i := 1; i < len(qs); i++ {
+				d := qs[i].At.Sub(qs[i-1].At)
+				if lo, hi := bounds[i-1][0]-time.Second, bounds[i-1][1]+time.Second; d < lo || d > hi {
+					t.Fatalf("%s: attempt %d came %s after the previous, want %s..%s", id, i+1, d, lo, hi)
+				}
+			}
+		}
+		if n := w.count(t, `SELECT COUNT(*) FROM webhook_messages WHERE status = 'failed'`); n != 3 {
+			t.Fatalf("%d messages failed after the last attempt, want 3", n)
+		}
+	})
+}

@@ -27,10 +27,10 @@ import (
 	"concierge/internal/store"
 )
 
-// Schedule is the delay before each attempt of a message: the first at
-// once, then 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h after the previous
-// one, each delay varied by ±20 %.
-var Schedule = []time.Duration{0, 5 * time.Second, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour, 5 * time.Hour,
+// DefaultSchedule is the delay before each attempt of a message: the
+// first at once, then 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h after the
+// previous one, each delay varied by ±20 %.
+var DefaultSchedule = []time.Duration{0, 5 * time.Second, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour, 5 * time.Hour,
 	10 * time.Hour, 10 * time.Hour}
 
 // Options tune delivery. Zero values get the defaults.
@@ -41,6 +41,9 @@ type Options struct {
 	Poll          time.Duration // how often to look for events and due messages (default 100 ms)
 	RetryAfterCap time.Duration // longest Retry-After honoured (default 1 h)
 	DisableAfter  time.Duration // failing this long disables the endpoint (default 5 days)
+	// Schedule is the delay before each attempt, the first included
+	// (default DefaultSchedule); after the last, a message has failed.
+	Schedule []time.Duration
 	// Manual: no background loop; tests drive delivery with Pump.
 	Manual bool
 }
@@ -63,6 +66,9 @@ func (o *Options) defaults() {
 	}
 	if o.DisableAfter <= 0 {
 		o.DisableAfter = 5 * 24 * time.Hour
+	}
+	if len(o.Schedule) == 0 {
+		o.Schedule = DefaultSchedule
 	}
 }
 
@@ -800,8 +806,8 @@ func (s *Service) record(ctx context.Context, tx *sqlx.Tx, batch []*recordReq) e
 		}
 		status, next := "failed", (*time.Time)(nil)
 		disable := ""
-		if out.Attempt < len(Schedule) {
-			delay := jitter(Schedule[out.Attempt])
+		if out.Attempt < len(s.opts.Schedule) {
+			delay := jitter(s.opts.Schedule[out.Attempt])
 			if ra := m.retryAfter; ra > 0 {
 				ra = min(ra, s.opts.RetryAfterCap)
 				delay = max(delay, ra)
