@@ -86,6 +86,7 @@ type webhookAck struct {
 	id     string
 	path   string
 	secret string
+	at     time.Time // when the creation was acknowledged
 }
 type liveAck struct {
 	b     *bot
@@ -436,7 +437,7 @@ func (l *load) webhook(ctx context.Context, r *rand.Rand) {
 		}
 		if res.ok() && decode(res.body, &out) && out.ID != "" {
 			l.acks.mu.Lock()
-			l.acks.webhooks = append(l.acks.webhooks, webhookAck{b: b, id: out.ID, path: path, secret: out.Secret})
+			l.acks.webhooks = append(l.acks.webhooks, webhookAck{b: b, id: out.ID, path: path, secret: out.Secret, at: time.Now()})
 			l.acks.mu.Unlock()
 		}
 	})
@@ -534,7 +535,7 @@ func (l *load) handoff(ctx context.Context, r *rand.Rand) {
 		defer b.hmu.Unlock()
 		if !b.liveChat {
 			res := l.c.do(ctx, call{kind: "handoff-setup", method: "PATCH", path: fmt.Sprintf("/bots/%d", b.id), cred: "X-API-Key",
-				value: key, ws: ws.idx, body: []byte(`{"live_chat":{"enabled":true}}`)})
+				value: key, ws: ws.idx, body: []byte(`{"live_chat":{"enabled":true,"handoff_timeout_seconds":20}}`)})
 			if !res.ok() {
 				return
 			}

@@ -144,6 +144,11 @@ func run(ctx context.Context, o options, out io.Writer) (ok bool, err error) {
 		return false, err
 	}
 	cleanups = append(cleanups, hooks.close)
+	dns, err := startDNS()
+	if err != nil {
+		return false, err
+	}
+	cleanups = append(cleanups, dns.close)
 	web, err := startSite()
 	if err != nil {
 		return false, err
@@ -157,7 +162,13 @@ func run(ctx context.Context, o options, out io.Writer) (ok bool, err error) {
 		"CONCIERGE_SMTP_URL="+smtpSrv.url(), "CONCIERGE_OUTBOUND_ALLOW=127.0.0.1/32", "CONCIERGE_TRUSTED_PROXIES=127.0.0.1/32",
 		"CONCIERGE_LOG_LEVEL=warn", "CONCIERGE_ARGON2_MEMORY_KIB=1024", "CONCIERGE_ARGON2_ITERATIONS=1",
 		"CONCIERGE_JOB_LEASE=10s", "CONCIERGE_SHUTDOWN_TIMEOUT=5s", "CONCIERGE_DB_MAX_CONNS=10", "CONCIERGE_WORKERS=3",
-		"CONCIERGE_LLM_TIMEOUT=8s")
+		"CONCIERGE_LLM_TIMEOUT=8s", "CONCIERGE_DNS_SERVER="+dns.addr(),
+		// Time compressed so that every retry and every settle job falls
+		// within the run: webhook attempts 0, 1, 2, 4, 8, 15, 30 s apart
+		// (a 3 s receiver outage costs two), a reply bounded to 20 s and
+		// settled 30 s after it began when its process died.
+		"CONCIERGE_WEBHOOK_RETRY_SCHEDULE=0s,1s,2s,4s,8s,15s,30s,30s", "CONCIERGE_REPLY_TIMEOUT=20s",
+		"CONCIERGE_SETTLE_AFTER=30s")
 	// Rate limits stay on (counted in Redis), high enough for one client
 	// address to drive the whole load.
 	for _, class := range []string{"READ", "WRITE", "CHAT", "INGEST", "PREVIEW_COST", "CRAWL", "DISCOVER", "AUTH", "SIGNUP",
@@ -304,7 +315,7 @@ func run(ctx context.Context, o options, out io.Writer) (ok bool, err error) {
 	pwg.Wait()
 
 	writeSamples(filepath.Join(dir, "samples.csv"), rec.snapshot())
-	ck := &checker{db: db, c: c, acks: l.acks, rec: rec, hook: hooks, smtp: smtpSrv}
+	ck := &checker{db: db, c: c, acks: l.acks, rec: rec, hook: hooks, smtp: smtpSrv, dbURL: dbURL}
 	invs := ck.all(ctx, l)
 	windows := fs.list()
 	invs = append(invs, recoveryInvariant(windows, probes))
