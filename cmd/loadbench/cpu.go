@@ -1,15 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"fmt"
-	"io"
-	"os"
 	"strconv"
-	"strings"
-	"syscall"
 	"time"
+
+	"concierge/internal/procstat"
 )
 
 // cpuSnap is cumulative CPU time at one instant, from /proc (Linux only;
@@ -26,119 +22,25 @@ type cpuSnap struct {
 	ok   bool
 }
 
-// clock ticks per second of /proc times; 100 on every Linux port Go runs on.
-const userHZ = 100
-
 // snapCPU snapshots the server's CPU time and, when pgDatabase is set, that
 // of the PostgreSQL backends connected to that database.
 func snapCPU(serverPID int, pgDatabase string) cpuSnap {
 	s := cpuSnap{at: time.Now()}
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+	self, err := procstat.Self()
+	if err != nil {
 		return s
 	}
-	s.generator = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-	srv, err1 := procTicks(fmt.Sprintf("/proc/%d/stat", serverPID))
-	busy, err2 := machineBusy()
+	s.generator = self
+	srv, err1 := procstat.Process(serverPID)
+	busy, err2 := procstat.MachineBusy()
 	if err1 != nil || err2 != nil {
 		return s
 	}
 	s.server, s.busy, s.ok = srv, busy, true
 	if pgDatabase != "" {
-		s.pg, s.pgOK = backendTicks(pgDatabase)
+		s.pg, s.pgOK = procstat.PostgresBackends(pgDatabase)
 	}
 	return s
-}
-
-// backendTicks sums utime + stime of the PostgreSQL backends whose process
-// title ("postgres: user database host state") names database. A backend
-// that exits between two snapshots takes its time with it; concierge's
-// pool keeps its connections for the whole run.
-func backendTicks(database string) (time.Duration, bool) {
-	ents, err := os.ReadDir("/proc")
-	if err != nil {
-		return 0, false
-	}
-	var sum time.Duration
-	for _, e := range ents {
-		if _, err := strconv.Atoi(e.Name()); err != nil {
-			continue
-		}
-		cmd, err := readSmall("/proc/" + e.Name() + "/cmdline")
-		if err != nil || !bytes.HasPrefix(cmd, []byte("postgres: ")) {
-			continue
-		}
-		if f := strings.Fields(string(bytes.TrimRight(cmd, "\x00"))); len(f) < 3 || f[2] != database {
-			continue
-		}
-		t, err := procTicks("/proc/" + e.Name() + "/stat")
-		if err == nil {
-			sum += t
-		}
-	}
-	return sum, true
-}
-
-// procTicks reads utime + stime of one process.
-func procTicks(path string) (time.Duration, error) {
-	b, err := readSmall(path)
-	if err != nil {
-		return 0, err
-	}
-	// The command name may hold spaces; the fields start after its ')'.
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return 0, fmt.Errorf("%s: unexpected format", path)
-	}
-	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 13 { // state is field 3, utime 14, stime 15
-		return 0, fmt.Errorf("%s: unexpected format", path)
-	}
-	var ticks int64
-	for _, s := range f[11:13] {
-		n, err := strconv.ParseInt(s, 10, 64)
-		if err != nil {
-			return 0, err
-		}
-		ticks += n
-	}
-	return time.Duration(ticks) * time.Second / userHZ, nil
-}
-
-// machineBusy is the non-idle time summed over every CPU since boot.
-func machineBusy() (time.Duration, error) {
-	b, err := readSmall("/proc/stat")
-	if err != nil {
-		return 0, err
-	}
-	line, _, _ := strings.Cut(string(b), "\n")
-	f := strings.Fields(line)
-	if len(f) < 5 || f[0] != "cpu" {
-		return 0, fmt.Errorf("/proc/stat: unexpected format")
-	}
-	var busy int64
-	for i, s := range f[1:] {
-		if i >= 7 { // user nice system idle iowait irq softirq steal; guest is in user
-			break
-		}
-		n, err := strconv.ParseInt(s, 10, 64)
-		if err != nil {
-			return 0, err
-		}
-		if i != 3 && i != 4 { // idle, iowait
-			busy += n
-		}
-	}
-	return time.Duration(busy) * time.Second / userHZ, nil
-}
-
-func readSmall(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return io.ReadAll(io.LimitReader(f, 64<<10))
 }
 
 // cpuUse is the CPU spent during the measured period, in cores.
@@ -192,7 +94,7 @@ func fmtCores(f float64) string { return strconv.FormatFloat(f, 'f', 2, 64) }
 func waitQuiet(ctx context.Context, limit time.Duration, logf func(string, ...any)) {
 	deadline := time.Now().Add(limit)
 	for first := true; ; first = false {
-		a, err := machineBusy()
+		a, err := procstat.MachineBusy()
 		if err != nil {
 			return
 		}
@@ -203,7 +105,7 @@ func waitQuiet(ctx context.Context, limit time.Duration, logf func(string, ...an
 			return
 		case <-t.C:
 		}
-		b, err := machineBusy()
+		b, err := procstat.MachineBusy()
 		if err != nil {
 			return
 		}

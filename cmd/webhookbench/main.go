@@ -19,6 +19,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"runtime/pprof"
 	"slices"
@@ -32,6 +33,7 @@ import (
 	"concierge/internal/app"
 	"concierge/internal/config"
 	"concierge/internal/outbox"
+	"concierge/internal/procstat"
 	"concierge/internal/testkit"
 	"concierge/internal/webhook"
 )
@@ -171,6 +173,16 @@ func run(engine, databaseURL string, events, endpoints, batch, rate int) error {
 		}
 	}
 
+	// CPU from here to the last delivery: this process (the service and
+	// the receiver, which does little) and the database's backends.
+	pgDatabase := ""
+	if engine == "postgres" {
+		if u, err := url.Parse(databaseURL); err == nil {
+			pgDatabase = strings.TrimPrefix(u.Path, "/")
+		}
+	}
+	cpu0, _ := procstat.Self()
+	pg0, _ := procstat.PostgresBackends(pgDatabase)
 	start := time.Now()
 	for sent := 0; sent < events; {
 		n := min(batch, events-sent)
@@ -198,6 +210,8 @@ func run(engine, databaseURL string, events, endpoints, batch, rate int) error {
 		rc.mu.Unlock()
 		return fmt.Errorf("%s: %d of %d messages delivered after 3 minutes", engine, got, events*endpoints)
 	}
+	cpu1, _ := procstat.Self()
+	pg1, pgOK := procstat.PostgresBackends(pgDatabase)
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
 	lat := make([]time.Duration, 0, len(rc.first))
@@ -214,5 +228,12 @@ func run(engine, databaseURL string, events, endpoints, batch, rate int) error {
 		"event to first attempt p50 %s, p99 %s, max %s\n", engine, pace, events, endpoints, len(rc.first), rc.total,
 		elapsed.Round(time.Millisecond), emitted.Round(time.Millisecond), float64(len(rc.first))/elapsed.Seconds(),
 		lat[len(lat)/2].Round(time.Millisecond), lat[len(lat)*99/100].Round(time.Millisecond), lat[len(lat)-1].Round(time.Millisecond))
+	if n := time.Duration(len(rc.first)); n > 0 && cpu1 > cpu0 {
+		line := fmt.Sprintf("  CPU per delivery: service + receiver %s", ((cpu1-cpu0)/n).Round(time.Microsecond))
+		if pgDatabase != "" && pgOK {
+			line += fmt.Sprintf(", PostgreSQL backends %s", ((pg1-pg0)/n).Round(time.Microsecond))
+		}
+		fmt.Println(line + " (event writes included)")
+	}
 	return nil
 }
