@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -436,5 +437,68 @@ func TestRetryDoesNotCollideWithANewerUniqueJob(t *testing.T) {
 		close(release)
 		testkit.WaitJob(t, q, first, jobs.StatusSucceeded)
 		testkit.WaitJob(t, q, second, jobs.StatusSucceeded)
+	})
+}
+
+// TestOldestDueFirstBehindABacklog: with one worker, due jobs run oldest
+// run_at first (whatever order they were queued in), jobs scheduled for
+// later wait, and a claim on PostgreSQL reads the claim-order index
+// rather than sorting the whole backlog.
+func TestOldestDueFirstBehindABacklog(t *testing.T) {
+	testkit.ForEachEngine(t, func(t *testing.T, e testkit.Engine) {
+		db := testkit.NewDB(t, e)
+		fake := clock.NewFake(time.Now())
+		q := jobs.NewQueue(db, fake)
+		ctx := context.Background()
+		now := fake.Now()
+		// Queued in another order than they fall due (Enqueue moves a past
+		// run_at to now, so they are scheduled ahead and the clock moves).
+		for i, at := range []time.Duration{3 * time.Minute, time.Minute, 2 * time.Hour, 2 * time.Minute} {
+			if _, err := q.Enqueue(ctx, jobs.NewJob{Kind: "work", Payload: map[string]int{"n": i}, RunAt: now.Add(at)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if e == testkit.Postgres {
+			var plan []string
+			if err := store.Select(ctx, db.Reader(), &plan, `EXPLAIN SELECT id FROM jobs WHERE status = 'queued'
+				AND run_at <= now() AND kind IN ('work') ORDER BY run_at, id LIMIT 3 FOR UPDATE SKIP LOCKED`); err != nil {
+				t.Fatal(err)
+			}
+			if s := fmt.Sprint(plan); !strings.Contains(s, "jobs_due") || strings.Contains(s, "Sort") {
+				t.Fatalf("the claim does not read jobs_due in order: %s", s)
+			}
+		}
+		fake.Advance(5 * time.Minute)
+		var mu sync.Mutex
+		var order []int
+		opts := fastOptions(t)
+		opts.Clock, opts.Workers = fake, 1
+		startPool(t, q, opts, map[string]jobs.Handler{"work": func(_ context.Context, j *jobs.Job) error {
+			var p struct{ N int }
+			if err := j.Decode(&p); err != nil {
+				return err
+			}
+			mu.Lock()
+			order = append(order, p.N)
+			mu.Unlock()
+			return nil
+		}})
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			mu.Lock()
+			n := len(order)
+			mu.Unlock()
+			if n >= 3 || time.Now().After(deadline) {
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		time.Sleep(100 * time.Millisecond) // the job of later must not run
+		mu.Lock()
+		defer mu.Unlock()
+		// 1 was due at +1 min, 3 at +2 min, 0 at +3 min; 2 (+2 h) waits.
+		if fmt.Sprint(order) != "[1 3 0]" {
+			t.Fatalf("ran %v, want [1 3 0] (oldest due first, the later one waiting)", order)
+		}
 	})
 }

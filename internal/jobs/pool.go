@@ -300,6 +300,9 @@ func (p *Pool) claim(ctx context.Context, n int) ([]*Job, error) {
 	for i, k := range p.names {
 		kinds[i] = k
 	}
+	// The oldest due jobs first, read in the order of jobs_due (queued
+	// jobs by run_at): a claim reads the rows it takes, however many jobs
+	// wait behind them or are scheduled for later.
 	// A claimed job gives up its unique key: the key only de-duplicates
 	// work that has not started, and a retried or released job must never
 	// collide with a newer job queued under the same key.
@@ -307,7 +310,7 @@ func (p *Pool) claim(ctx context.Context, n int) ([]*Job, error) {
 		attempts = attempts + 1, updated_at = ?, unique_key = NULL
 		WHERE id IN (SELECT id FROM jobs WHERE status = 'queued' AND run_at <= ?
 			AND kind IN (` + store.Placeholders(len(kinds)) + `)
-			ORDER BY priority DESC, run_at, id LIMIT ?` + lock + `)
+			ORDER BY run_at, id LIMIT ?` + lock + `)
 		RETURNING ` + jobColumns
 	args := append([]any{token, now.Add(p.opts.Lease), now, now}, kinds...)
 	args = append(args, n)

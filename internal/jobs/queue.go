@@ -42,7 +42,6 @@ type NewJob struct {
 	Payload     any   // marshalled to JSON; nil means {}
 	RunAt       time.Time
 	MaxAttempts int
-	Priority    int // higher runs first
 	// UniqueKey de-duplicates: while a job with the same key is waiting to
 	// run, enqueueing another returns the waiting job's id. Once it has
 	// started, a new job is queued (the request may carry newer work).
@@ -155,10 +154,10 @@ func (q *Queue) EnqueueTx(ctx context.Context, tx store.Q, j NewJob) (int64, err
 	var id int64
 	err := store.Get(ctx, tx, &id, `INSERT INTO jobs
 		(kind, workspace_id, bot_id, payload, status, priority, attempts, max_attempts, run_at, unique_key, cancel_requested, created_at, updated_at)
-		VALUES (?, ?, ?, ?, 'queued', ?, 0, ?, ?, ?, FALSE, ?, ?)
+		VALUES (?, ?, ?, ?, 'queued', 0, 0, ?, ?, ?, FALSE, ?, ?)
 		ON CONFLICT (unique_key) WHERE unique_key IS NOT NULL AND status = 'queued' DO NOTHING
 		RETURNING id`,
-		j.Kind, ws, bot, string(payload), j.Priority, j.MaxAttempts, runAt.UTC(), key, now, now)
+		j.Kind, ws, bot, string(payload), j.MaxAttempts, runAt.UTC(), key, now, now)
 	if store.IsNotFound(err) && j.UniqueKey != "" {
 		err = store.Get(ctx, tx, &id, `SELECT id FROM jobs WHERE unique_key = ? AND status = 'queued'`, j.UniqueKey)
 	}
