@@ -190,6 +190,9 @@ type pending struct {
 	sessionID int64
 	publicID  string
 	msgID     int64
+	// settleJob is the job that refunds the reservation should this
+	// process die mid-reply (0: none).
+	settleJob int64
 	msgPublic string
 	cost      int64
 	history   []Turn

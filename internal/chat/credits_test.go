@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"concierge/internal/app"
 	"concierge/internal/chat"
@@ -319,6 +320,85 @@ func TestConcurrentFollowUpsKeepEachSession(t *testing.T) {
 		}
 		if d, r, c := w.ledger(t); d-r != 4*n || c != 4*n {
 			t.Fatalf("debited %d, refunded %d, completed %d; want %d", d, r, c, 4*n)
+		}
+	})
+}
+
+// stalled answers only once released, whatever its context says: a reply
+// whose process died before it ended.
+type stalled struct{ release chan struct{} }
+
+func (s *stalled) Name() string { return "stalled" }
+
+func (s *stalled) Answer(ctx context.Context, p chat.Prompt, emit func(string) error) (chat.Answer, error) {
+	<-s.release
+	return chat.Extractive{}.Answer(context.WithoutCancel(ctx), p, emit)
+}
+
+// TestSettleJobRefundsAnAbandonedReply: a reservation whose reply never
+// ends is refunded by its settle job once SettleAfter has passed, and the
+// reply ending later charges nothing; a reply that ends drops its settle
+// job (one job per model reply left to run for nothing had doubled the
+// queue's work; found by the soak).
+func TestSettleJobRefundsAnAbandonedReply(t *testing.T) {
+	testkit.ForEachEngine(t, func(t *testing.T, e testkit.Engine) {
+		s := &stalled{release: make(chan struct{})}
+		w := newWorld(t, e, testkit.WithOptions(func(o *app.Options) { o.Answerer = s }))
+		w.setBalance(t, 10)
+		ctx := context.Background()
+		count := func(query string, args ...any) int64 {
+			var n int64
+			if err := store.Get(ctx, w.a.DB.Reader(), &n, query, args...); err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+		waitFor := func(what, query string) {
+			t.Helper()
+			deadline := time.Now().Add(20 * time.Second)
+			for count(query) == 0 {
+				if time.Now().After(deadline) {
+					t.Fatalf("gave up waiting for %s", what)
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+		}
+		done := make(chan *testkit.Response, 1)
+		go func() {
+			done <- w.a.Do(t, "POST", "/chat", map[string]any{"message": "How long does delivery take?"}, "X-Bot-Key", w.botKey)
+		}()
+		waitFor("the reservation", `SELECT COUNT(*) FROM chat_messages WHERE role = 'assistant' AND status = 'pending'`)
+		if n := count(`SELECT COUNT(*) FROM jobs WHERE kind = 'chat.settle' AND status = 'queued'`); n != 1 {
+			t.Fatalf("%d settle jobs queued, want 1", n)
+		}
+		if bal := w.balance(t); bal != 9 {
+			t.Fatalf("balance %d while the reply is reserved, want 9", bal)
+		}
+		w.a.Clock.Advance(11 * time.Minute) // past SettleAfter (10 minutes)
+		waitFor("the settle job", `SELECT COUNT(*) FROM jobs WHERE kind = 'chat.settle' AND status = 'succeeded'`)
+		if n := count(`SELECT COUNT(*) FROM chat_messages WHERE role = 'assistant' AND status = 'failed'`); n != 1 {
+			t.Fatalf("%d failed replies after the settle job, want 1", n)
+		}
+		if bal := w.balance(t); bal != 10 {
+			t.Fatalf("balance %d after the settle job, want 10", bal)
+		}
+		close(s.release) // the "dead" reply ends after all: nothing is charged again
+		if r := <-done; r.Status == 200 {
+			t.Fatalf("a reply settled before it ended was delivered: %s", r.Body)
+		}
+		if bal := w.balance(t); bal != 10 {
+			t.Fatalf("balance %d after the late end, want 10", bal)
+		}
+
+		// A reply that ends here drops its settle job.
+		if r, rep := w.chat(t, "Where do orders ship from?", ""); r.Status != 200 || rep.SessionID == "" {
+			t.Fatalf("chat: %d %s", r.Status, r.Body)
+		}
+		if n := count(`SELECT COUNT(*) FROM jobs WHERE kind = 'chat.settle' AND status = 'queued'`); n != 0 {
+			t.Fatalf("%d settle jobs left queued after a completed reply, want 0", n)
+		}
+		if bal := w.balance(t); bal != 9 {
+			t.Fatalf("balance %d after one delivered reply, want 9", bal)
 		}
 	})
 }

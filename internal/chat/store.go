@@ -161,8 +161,9 @@ func (s *Service) reserve(ctx context.Context, p *pending) error {
 			if _, err := s.billing.DebitTx(ctx, tx, b.WorkspaceID, p.cost, p.creditKey, "chat reply"); err != nil {
 				return err
 			}
-			// Should this process die mid-reply, the job gives the credit back.
-			if _, err := s.queue.EnqueueTx(ctx, tx, jobs.NewJob{Kind: jobSettle, WorkspaceID: b.WorkspaceID, BotID: b.ID,
+			// Should this process die mid-reply, the job gives the credit
+			// back; the reply's end (completed or failed here) drops it.
+			if p.settleJob, err = s.queue.EnqueueTx(ctx, tx, jobs.NewJob{Kind: jobSettle, WorkspaceID: b.WorkspaceID, BotID: b.ID,
 				Payload: map[string]int64{"message_id": p.msgID}, RunAt: now.Add(s.opts.SettleAfter), MaxAttempts: 10}); err != nil {
 				return err
 			}
@@ -282,6 +283,9 @@ func (s *Service) complete(ctx context.Context, p *pending, ans Answer, sources 
 		if n == 0 {
 			return apperr.Conflict("the reply was settled before it completed")
 		}
+		if err := dropSettleJob(ctx, tx, p.settleJob); err != nil {
+			return err
+		}
 		if _, err = store.Exec(ctx, tx, `UPDATE chat_sessions SET last_message_at = ?, answered_replies = answered_replies + ?,
 			unanswered_replies = unanswered_replies + ? WHERE id = ?`, now, b2i(ans.Answered), b2i(!ans.Answered), p.sessionID); err != nil {
 			return err
@@ -323,7 +327,7 @@ func (s *Service) fail(p *pending, cause error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if err := s.settle(ctx, p.msgID, failureKind(cause)); err != nil {
+	if err := s.settle(ctx, p.msgID, failureKind(cause), p.settleJob); err != nil {
 		// The settle job retries later.
 		s.log.Warn("chat: refund of a failed reply", "message_id", p.msgID, "err", err)
 	}
@@ -332,8 +336,11 @@ func (s *Service) fail(p *pending, cause error) {
 // settle turns a pending reply into a failed one and refunds its credit,
 // once: the status guard makes a second call (the job after an in-process
 // failure) a no-op.
-func (s *Service) settle(ctx context.Context, msgID int64, reason string) error {
+func (s *Service) settle(ctx context.Context, msgID int64, reason string, settleJob int64) error {
 	return s.db.Tx(ctx, func(tx *sqlx.Tx) error {
+		if err := dropSettleJob(ctx, tx, settleJob); err != nil {
+			return err
+		}
 		var m struct {
 			WorkspaceID int64  `db:"workspace_id"`
 			PublicID    string `db:"public_id"`
@@ -366,7 +373,19 @@ func (s *Service) settleJob(ctx context.Context, j *jobs.Job) error {
 	if err := j.Decode(&p); err != nil {
 		return err
 	}
-	return s.settle(ctx, p.MessageID, "abandoned")
+	return s.settle(ctx, p.MessageID, "abandoned", 0)
+}
+
+// dropSettleJob deletes a reply's settle job once the reply has ended in
+// this process (completed or failed): at one job per model reply, leaving
+// them to run for nothing ten minutes later doubled the job queue's work.
+// A job already claimed stays, and finds the reply settled.
+func dropSettleJob(ctx context.Context, tx *sqlx.Tx, id int64) error {
+	if id == 0 {
+		return nil
+	}
+	_, err := store.Exec(ctx, tx, `DELETE FROM jobs WHERE id = ? AND status = 'queued'`, id)
+	return err
 }
 
 // RegisterJobs installs the chat job handlers.
