@@ -429,7 +429,6 @@ func (ck *checker) webhooks(ctx context.Context) *invariant {
 		hooks = append(hooks, h)
 	}
 	rows.Close()
-	got := map[string]map[string]int{} // path → webhook-id → deliveries
 	secrets := map[string]string{}
 	acked := map[string]time.Time{}
 	ck.acks.mu.Lock()
@@ -446,6 +445,33 @@ func (ck *checker) webhooks(ctx context.Context) *invariant {
 			hooks[i].since = at
 		}
 	}
+	// The messages first, then what the receiver holds: deliveries go on
+	// while the check runs, and a message that succeeded after a snapshot
+	// of the receiver would look lost.
+	type owed struct{ ev, typ, endpoint, path, msg, status string }
+	var all []owed
+	for _, h := range hooks {
+		rows, err := ck.db.QueryContext(ctx, `SELECT e.public_id, e.type, m.public_id, m.status FROM events e
+			LEFT JOIN webhook_messages m ON m.event_id = e.id AND m.webhook_id = $1
+			WHERE e.bot_id = $2 AND e.created_at >= $3`, h.id, h.bot, h.since)
+		if err != nil {
+			iv.fail("query: %v", err)
+			return iv
+		}
+		for rows.Next() {
+			var ev, typ string
+			var msg, status sql.NullString
+			if err := rows.Scan(&ev, &typ, &msg, &status); err != nil {
+				iv.fail("scan: %v", err)
+				break
+			}
+			if slices.Contains(h.events, typ) {
+				all = append(all, owed{ev, typ, h.public, h.path, msg.String, status.String})
+			}
+		}
+		rows.Close()
+	}
+	got := map[string]map[string]int{} // path → webhook-id → deliveries
 	badSig := 0
 	for _, d := range ck.hook.deliveries() {
 		if got[d.Path] == nil {
@@ -465,35 +491,16 @@ func (ck *checker) webhooks(ctx context.Context) *invariant {
 			dups += n - 1
 		}
 	}
-	for _, h := range hooks {
-		rows, err := ck.db.QueryContext(ctx, `SELECT e.public_id, e.type, m.public_id, m.status FROM events e
-			LEFT JOIN webhook_messages m ON m.event_id = e.id AND m.webhook_id = $1
-			WHERE e.bot_id = $2 AND e.created_at >= $3`, h.id, h.bot, h.since)
-		if err != nil {
-			iv.fail("query: %v", err)
-			return iv
+	for _, o := range all {
+		iv.checked++
+		switch {
+		case o.msg == "":
+			iv.fail("event %s (%s): no message for endpoint %s", o.ev, o.typ, o.endpoint)
+		case o.status != "succeeded":
+			iv.fail("event %s (%s) to endpoint %s: message %s is %s", o.ev, o.typ, o.endpoint, o.msg, o.status)
+		case got[o.path][o.msg] == 0:
+			iv.fail("event %s (%s) to endpoint %s: message %s succeeded but the receiver never accepted it", o.ev, o.typ, o.endpoint, o.msg)
 		}
-		for rows.Next() {
-			var ev, typ string
-			var msg, status sql.NullString
-			if err := rows.Scan(&ev, &typ, &msg, &status); err != nil {
-				iv.fail("scan: %v", err)
-				break
-			}
-			if !slices.Contains(h.events, typ) {
-				continue
-			}
-			iv.checked++
-			switch {
-			case !msg.Valid:
-				iv.fail("event %s (%s): no message for endpoint %s", ev, typ, h.public)
-			case status.String != "succeeded":
-				iv.fail("event %s (%s) to endpoint %s: message %s is %s", ev, typ, h.public, msg.String, status.String)
-			case got[h.path][msg.String] == 0:
-				iv.fail("event %s (%s) to endpoint %s: message %s succeeded but the receiver never accepted it", ev, typ, h.public, msg.String)
-			}
-		}
-		rows.Close()
 	}
 	iv.info("%d deliveries accepted, %d repeats of a webhook-id (at-least-once retries), %d attempts refused while down",
 		len(ck.hook.deliveries()), dups, ck.hook.refused.Load())

@@ -229,9 +229,9 @@ func run(engine, databaseURL string, events, endpoints, batch, rate int) error {
 		elapsed.Round(time.Millisecond), emitted.Round(time.Millisecond), float64(len(rc.first))/elapsed.Seconds(),
 		lat[len(lat)/2].Round(time.Millisecond), lat[len(lat)*99/100].Round(time.Millisecond), lat[len(lat)-1].Round(time.Millisecond))
 	if n := time.Duration(len(rc.first)); n > 0 && cpu1 > cpu0 {
-		line := fmt.Sprintf("  CPU per delivery: service + receiver %s", ((cpu1-cpu0)/n).Round(time.Microsecond))
+		line := fmt.Sprintf("  CPU per delivery: service + receiver %s", ((cpu1 - cpu0) / n).Round(time.Microsecond))
 		if pgDatabase != "" && pgOK {
-			line += fmt.Sprintf(", PostgreSQL backends %s", ((pg1-pg0)/n).Round(time.Microsecond))
+			line += fmt.Sprintf(", PostgreSQL backends %s", ((pg1 - pg0) / n).Round(time.Microsecond))
 		}
 		fmt.Println(line + " (event writes included)")
 	}
