@@ -276,6 +276,16 @@ func (c *compiled) suppressHits(hits []hit) []hit {
 	return out
 }
 
+// onlyFacets: every facet the rule supports is in fs.
+func (x *rule) onlyFacets(fs facetSet) bool {
+	for _, o := range x.outs {
+		if !fs.has(o.f) {
+			return false
+		}
+	}
+	return len(x.outs) > 0
+}
+
 func (x *rule) hasFacet(f facet) bool {
 	for _, o := range x.outs {
 		if o.f == f {
@@ -298,7 +308,13 @@ func sharesFacet(a, b *rule) bool {
 func (c *compiled) findingsOf(t *turnText, s *sentence, h hit, out []finding) []finding {
 	ru := &c.rules[h.rule]
 	negated := false
-	if ru.kind == kindPlain {
+	switch {
+	case ru.kind == kindPlain && ru.onlyFacets(setOf(fSupport, fProblem)):
+		// "Meine Bestellung ist nicht angekommen", "mera order deliver
+		// nahi hua": a negation after the order negates what happened to
+		// it, not the order.
+		negated = isNegatedBefore(t.toks, h.start, h.end)
+	case ru.kind == kindPlain:
 		negated = isNegated(t.toks, h.start, h.end)
 	}
 	hedged := isHedged(t.toks, h.start, h.end)
@@ -371,6 +387,23 @@ var scopeBreakers = map[string]bool{
 // the same clause ("we don't have budget", "not the decision maker"), and
 // for a Hindi negator right after it ("budget nahi hai").
 func isNegated(toks []token, start, end int) bool {
+	if isNegatedBefore(toks, start, end) {
+		return true
+	}
+	for i := end; i < len(toks) && i < end+3; i++ {
+		if toks[i].clause != toks[end-1].clause || scopeBreakers[toks[i].norm] {
+			break
+		}
+		if postNegators[toks[i].norm] {
+			return true
+		}
+	}
+	return false
+}
+
+// isNegatedBefore is isNegated without the negators that follow the
+// phrase (Hindi and German word order).
+func isNegatedBefore(toks []token, start, end int) bool {
 	for i := start; i < end; i++ {
 		if negators[toks[i].norm] && !emphatic(toks, i) {
 			return true
@@ -388,14 +421,6 @@ func isNegated(toks []token, start, end int) bool {
 			if t.norm == "no" && n > 1 {
 				continue
 			}
-			return true
-		}
-	}
-	for i := end; i < len(toks) && i < end+3; i++ {
-		if toks[i].clause != toks[end-1].clause || scopeBreakers[toks[i].norm] {
-			break
-		}
-		if postNegators[toks[i].norm] {
 			return true
 		}
 	}
@@ -418,16 +443,37 @@ func emphatic(toks []token, i int) bool {
 func isHedged(toks []token, start, end int) bool {
 	clause := toks[start].clause
 	for i := start - 1; i >= 0 && toks[i].clause == clause; i-- {
-		if hedges[toks[i].norm] || (toks[i].norm == "sure" && i > 0 && toks[i-1].norm == "not") {
+		if hedgeAt(toks, i) || (toks[i].norm == "sure" && i > 0 && toks[i-1].norm == "not") {
 			return true
 		}
 	}
 	for i := start; i < len(toks) && toks[i].clause == clause; i++ {
-		if hedges[toks[i].norm] {
+		if hedgeAt(toks, i) {
 			return true
 		}
 	}
 	return false
+}
+
+// hedgeAt: toks[i] softens its clause. French "peut" hedges only in "peut-
+// être" ("on peut venir samedi ?" asks, it does not doubt), and "may I",
+// "may we" ask permission.
+func hedgeAt(toks []token, i int) bool {
+	n := toks[i].norm
+	if !hedges[n] {
+		return false
+	}
+	next := ""
+	if i+1 < len(toks) {
+		next = toks[i+1].norm
+	}
+	switch n {
+	case "peut":
+		return next == "etre"
+	case "may":
+		return next != "i" && next != "we"
+	}
+	return true
 }
 
 // maxQuote is the longest quote, in bytes, before it is cut to a clause.

@@ -296,6 +296,13 @@ var affirmLevel = map[facet]int{
 // number of findings the rest of the analysis made so far, to tell whether
 // the reply's first sentence already said something.
 func answerFindings(t *turnText, out []finding, found int) []finding {
+	if t.refAsked {
+		// "Your policy number?" "AU-4451298": the visitor holds one.
+		if q, ok := referenceGiven(t); ok {
+			out = append(out, finding{f: fSupport, level: 100, reading: "gives the reference of an existing order, policy or claim",
+				turn: t.index, order: orderOf(t.index, 0), quote: q, offScope: t.offScope})
+		}
+	}
 	if t.asked == 0 || len(t.sents) == 0 {
 		return out
 	}
@@ -352,7 +359,7 @@ func answerFindings(t *turnText, out []finding, found int) []finding {
 				emit(f, 0, true, "denies when asked")
 			}
 		}
-	case t.asked.has(fIntent) && proposesTime(out[found:], t.index, s):
+	case t.asked.has(fIntent) && !t.refAsked && proposesTime(out[found:], t.index, s):
 		// "Would you like to book?" "Thursday at 10, please."
 		emit(fIntent, 80, false, "takes the offer with a time")
 	case t.asked.has(fNeed) && !s.question && !greetings[first] && !saidAnything(out[found:], t.index, s):

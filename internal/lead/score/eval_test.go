@@ -154,7 +154,14 @@ var goals = map[string]goal{
 	setTestB: {accuracy: 0.70},
 	// First run, 2026-11-26, before any rule work on it: 87/121 (71.9%),
 	// two tiers off 8; de 75%, en 73%, es 76%, fr 72%, hi-en 63%, pt 71%.
-	setDevC: {accuracy: 0.70},
+	// After the third round of rule work (tuned while reading this half, so
+	// the figure is in-sample): 121/121 (100%), none two tiers off, every
+	// language 100%. The mechanisms are general (the bot's routing of the
+	// request, evaluation at the visitor's own size, booking requests,
+	// concept tables per language; see testdata/README.md), but only the
+	// sealed test half will tell how far they carry. A floor a little
+	// under it, with the per-language and two-tiers-off goals.
+	setDevC: {accuracy: 0.95, perLanguage: 0.90, noTwoOff: true},
 }
 
 // evalReport is one set's outcome.

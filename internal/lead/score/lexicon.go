@@ -243,6 +243,9 @@ var needRules = []rule{
 	r("just browsing", "just|only|simply|bas browsing|looking|checking|exploring|curious|seeing|researching|wondering|window|dekh|asking", o(fNeed, 0), o(fPain, 0)).deny().notYet(),
 	r("just browsing", "just|only|simply collecting|gathering|getting info|information|details|ideas", o(fNeed, 0), o(fPain, 0)).deny().notYet(),
 	r("just browsing", "{sirf|bas} jaankari|jankari|information|info", o(fNeed, 0), o(fPain, 0)).deny().notYet(),
+	r("just browsing", "{out of curiosity|purely curious|por curiosidad|por curiosidade|par curiosite|aus neugier|curiosity ke liye}", o(fNeed, 0), o(fPain, 0)).deny().notYet(),
+	// Doing it themselves for now: not buying yet.
+	r("will do it themselves", "{do it myself|doing it myself|do it ourselves|doing it ourselves|handle it myself|hacerlo yo mismo|hacerlo nosotros mismos|fazer eu mesmo|fazer sozinho|le faire moi meme|le faire nous memes|selbst machen|selber machen|khud kar lunga|khud kar lungi|khud karunga|khud karungi}", o(fNeed, 0), o(fPain, 0)).deny().notYet(),
 	r("just browsing", "dekh raha|rahi|rahe|rha|rhi", o(fNeed, 0), o(fPain, 0)).deny().notYet(),
 	r("just browsing", "just want|wanted|trying to understand|know|see|learn|check|get", o(fNeed, 0), o(fPain, 0)).deny().notYet(),
 	r("no need", "no real? need|challenge|challenges|problem|problems|pain|requirement|requirements", o(fNeed, 0), o(fPain, 0)).deny(),
@@ -345,7 +348,10 @@ var disqualifierRules = []rule{
 	// Job seekers.
 	r("asks for a job", "are you hiring|recruiting", o(fJob, 100)),
 	r("asks for a job", "any|there job|jobs|openings|opening|vacancy|vacancies|positions", o(fJob, 100)),
-	r("asks for a job", "job|naukri|vacancy|kaam hai|chahiye|milegi|milega", o(fJob, 100)),
+	// "Kaam hai" alone is "it's my line of work" ("tiffin service ka kaam
+	// hai"); only asking for work is a job seeker.
+	r("asks for a job", "job|naukri|vacancy hai|chahiye|milegi|milega", o(fJob, 100)),
+	r("asks for a job", "kaam chahiye|milegi|milega", o(fJob, 100)),
 	r("asks for a job", "{looking for|searching for|need|want} @det? job|jobs|internship|employment|placement", o(fJob, 100)),
 	r("asks for a job", "apply|applying for|to @det? .. role|position|job|post|opening|vacancy", o(fJob, 100)),
 	r("asks for a job", "my|send|share|forward|attach|attached resume|cv|biodata", o(fJob, 100)),
@@ -357,7 +363,7 @@ var disqualifierRules = []rule{
 	r("student coursework", "for my research|project|studies|assignment|thesis", o(fStudent, 80)),
 	r("says they are a student", "i am a|an .. student|intern|fresher", o(fStudentMe, 100)),
 	// Competitors.
-	r("competitor", "{we are|i am|we're} .. competitor|competitors", o(fCompetitor, 100)),
+	r("competitor", "{we are|i am} .. competitor|competitors", o(fCompetitor, 100)),
 	r("competitor", "competitive|competitor analysis|research|intel|intelligence|benchmarking", o(fCompetitor, 100)),
 	r("competitor", "building|developing|launching|built|build @det? .. similar|competing", o(fCompetitor, 100)),
 	r("competitor", "sell|offer|make|run|have|own @det? competing", o(fCompetitor, 100)),

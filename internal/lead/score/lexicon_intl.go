@@ -161,6 +161,7 @@ var intlTimelineRules = []rule{
 	r("this year", "{este ano|neste ano|cette annee|dieses jahr|in diesem jahr}", o(fTimeline, 45)),
 	r("later this year", "{a fin de ano|a finales de ano|finales de ano|fin de ano|final de ano|final del ano|fim do ano|final do ano|fin de annee|fin de le annee|ende des jahres|jahresende|zum jahresende|saal ke end|year end tak}", o(fTimeline, 35)),
 	r("next year", "{el ano que viene|el proximo ano|proximo ano|ano que vem|annee prochaine|nachstes jahr|nachsten jahr|im nachsten jahr|proximo ejercicio|nuevo ejercicio|proximo ano fiscal|novo ano fiscal|prochain exercice|nouvel exercice|exercice prochain|neuen geschaftsjahr|neues geschaftsjahr|nachsten geschaftsjahr|nachstes geschaftsjahr|agle financial year|agle saal}", o(fTimeline, 25)),
+	r("someday", "{um dia|algum dia|un dia|algun dia|one day|someday|some day|eines tages|un jour|ek din|kabhi} {quero|queremos|quiero|me gustaria|gostaria|i|we|je|nous|ich|wir|main|hum|zaroor}", o(fTimeline, 15)),
 	r("later", "{mas adelante|mas tarde|algun dia|en el futuro|mais tarde|mais para frente|futuramente|plus tard|un jour|a le avenir|plus tard dans le annee|spater|irgendwann|in zukunft|zu einem spateren zeitpunkt}", o(fTimeline, 15)),
 	r("has a deadline", "{fecha limite|plazo|prazo|data limite|date limite|echeance|frist|stichtag|deadline}", o(fTimeline, 70), o(fPriority, 75)),
 	r("before an event", "{antes de|antes del|antes da|antes do|avant le|avant la|avant les|vor dem|vor der|vor unserem|vor unserer|se pehle} .. lanzamiento|temporada|campana|black|navidad|verano|rebajas|lancamento|natal|temporada|lancement|saison|soldes|noel|ete|rentree|launch|start|saison|weihnachten|sommer|messe|diwali|sale|season|festival", o(fTimeline, 70)),
@@ -169,6 +170,14 @@ var intlTimelineRules = []rule{
 }
 
 var intlIntentRules = []rule{
+	// What they pay today is their current provider or contract, not a
+	// promise to pay: "vou comparar com o que pago hoje".
+	suppress("{o que|lo que|ce que|what} {pago|pagamos|pagas|paie|payons|pay|paying}", fIntent, fBudget),
+	suppress("{o que|lo que|ce que|what} {pago|pagamos|pagas|paie|payons|pay|paying} {hoje|hoy|aujourd hui|today|now|actuellement|atualmente|actualmente}", fIntent, fBudget, fTimeline, fPriority),
+	// "Today" as "currently": "nosso backup hoje é num HD externo",
+	// "heute machen wir das per Hand" say how things are, not when.
+	suppress("{hoje|hoy|heute|aujourd hui|aaj kal} {e|es|ist|est|usamos|temos|tenemos|fazemos|hacemos|nutzen|haben|machen|utilisons|avons|sommes|somos|estamos|fica|esta}", fTimeline, fPriority),
+	suppress("{hoje em dia|hoy en dia|hoy dia|heutzutage|de nos jours|aaj kal|these days|nowadays}", fTimeline, fPriority),
 	// Asking to meet or be called.
 	r("asks to meet", "{agendar|programar|reservar|concertar|coordinar|marcar|fixar|planifier|organiser|reserver|prendre|caler|vereinbaren|buchen|ausmachen} @det? .. llamada|reunion|demo|demostracion|cita|videollamada|reuniao|demonstracao|chamada|ligacao|call|rendez|rdv|appel|visio|demonstration|termin|gesprach|telefonat|beratungsgesprach|videocall", o(fNeed, 35), o(fIntent, 80)),
 	r("asks to meet", "llamada|reunion|demo|cita|reuniao|chamada|ligacao|rendez|rdv|appel|termin|gesprach|telefonat|videocall .. {vereinbaren|buchen|ausmachen|agendar|marcar|planifier|caler}", o(fNeed, 35), o(fIntent, 80)),
@@ -179,7 +188,7 @@ var intlIntentRules = []rule{
 	r("asks for the quote", "{mandame|enviame|pasame|mandeme|envieme|manda|mande|envia|envie|me manda|me envia|me mandem|envoyez|envoyez moi|envoie|envoie moi|schicken sie|senden sie|schick|schickt|send|send me|send over|email me|bhej|bhejo|bhejiye} .. {propuesta|presupuesto|cotizacion|proposta|orcamento|cotacao|devis|proposition|offre|angebot|quote|quotation|proposal|estimate}", o(fIntent, 75), o(fBudget, 55)),
 	r("asks for the quote", "{pode cotar|podem cotar|cotar agora|cotiza|cotizame|cotizar|faire un devis|ein angebot machen|quote me|quote us}", o(fIntent, 75), o(fBudget, 55)),
 	r("asks how to pay", "{como pago|como puedo pagar|como pagamos|como hago el pago|como faco o pagamento|como faco para pagar|como pagar|comment payer|comment regler|wie bezahle|wie kann ich bezahlen|wie zahlen|how do i pay|how can i pay|how do we pay|payment link|link de pago|link de pagamento|link para pagamento|kaise pay|payment kaise|where do i pay}", o(fIntent, 85), o(fBudget, 70)),
-	r("will pay", "{i will pay|we will pay|i can pay|we can pay|i will transfer|pago hoy|pagamos hoy|pago hoje|pagamos hoje|je paie|je payerai|ich zahle|wir zahlen|pay kar dunga|pay kar denge}", o(fIntent, 80), o(fBudget, 75)),
+	r("will pay", "{i will pay|we will pay|i can pay|we can pay|i will transfer|pago hoy|pagamos hoy|pago hoje|pagamos hoje|je payerai|ich zahle|wir zahlen|pay kar dunga|pay kar denge}", o(fIntent, 80), o(fBudget, 75)),
 	r("will sign", "{buchen sie|bitte buchen|buche ich|reservieren sie|reservez|reservez moi|reservez nous|book it|book me|book us|please book|reservame|reserveme|reserve para mim|pode reservar|puede reservar|book kar do|book kardo|book karo|confirm kar do|we will sign|i will sign|la firmamos|lo firmamos|firmamos|firmo hoy|assinamos|fechamos|quero fechar|queremos fechar|vamos fechar|fechar ate|on signe|nous signons|je signe|unterschreiben wir|wir unterschreiben|sign kar denge|book it|book that|reserve it|lo reservo|la reservo|reservamos|je reserve|nous reservons|wir buchen}", o(fIntent, 85), o(fNeed, 60)),
 	r("asks to visit", "{can we|could we|can i|could i|may i|may we} {tour|visit|see it|see the|come see|come by|stop by|come in|drop by|come over|view}", o(fIntent, 80), o(fNeed, 40)),
 	r("asks to visit", "{podemos visitar|puedo visitar|podemos ir a ver|puedo pasar|podemos pasar|posso visitar|podemos visitar|posso passar|pouvons nous visiter|puis je passer|peut on visiter|konnen wir vorbeikommen|kann ich vorbeikommen|besichtigen|besichtigung}", o(fIntent, 80), o(fNeed, 40)),
@@ -318,6 +327,10 @@ var disqualifierIntlRules = []rule{
 	r("fishing for business data", "{welches modell|welche ki|welches llm|wie viele kunden|quel modele|quelle ia|combien de clients|que modelo|que ia usan|quantos clientes|qual ia|kaunsa model|kitne clients|cuantos clientes tienen|que modelo usan|que llm usan|quantos clientes voces tem|que modelo voces usam|combien de clients avez vous|quel modele utilisez vous|wie viele kunden haben sie|welches modell nutzen sie|welches llm}", o(fFishing, 100)),
 	r("no intent", "{juste dire bonjour|juste pour dire bonjour|nur hallo sagen|wollte nur hallo|solo saludar|solo queria saludar|so dar um oi|so queria dar um oi|bas hello bolne|bas hi bolne}", o(fNoIntent, 100)).native(),
 	r("spam", "{base de datos de|bases de datos de|banco de dados de|base de donnees de|datenbank mit|emails de empresas|email list|email database|database of emails|lista de emails|lista de correos|whatsapp masivo|whatsapp em massa|envio masivo|envios masivos|disparo em massa|mass whatsapp|bulk sms|bulk whatsapp|oferta limitada|oferta por tiempo limitado|promocao imperdivel|contacte con|entre em contato pelo|captamos clientes|generamos leads para|geramos leads para|nous generons des leads|wir generieren leads}", o(fSpam, 100)),
+	// Get-rich pitches: "earn $5000 a week" is a pitch only beside other
+	// pitch words (a visitor may state their own revenue the same way).
+	r("vendor pitch", "{earn|gana|ganhe|gagnez|verdienen|verdienst|kamao|kamaiye} .. {a|per|por|par|pro} {day|week|month|dia|semana|mes|jour|semaine|mois|tag|woche|monat|din|hafte|mahine}", o(fSpamWeak, 100)).native(),
+	r("spam", "{crypto signals|trading signals|forex signals|limited spots|vip group|vip signals|t me|telegram group|join my telegram|join our telegram}", o(fSpam, 100)).native(),
 	r("spam", "{servicios de seo|posicionamiento web|enlaces|backlinks|servicos de seo|services seo|referencement|seo dienstleistungen|gana dinero|ganhe dinheiro|gagnez de le argent|geld verdienen|haga clic aqui|clique aqui|cliquez ici|klicken sie hier|criptomonedas|criptomoedas|cryptomonnaie|kryptowahrung}", o(fSpam, 100)),
 	r("vendor pitch", "{ofrecemos servicios|le ofrecemos|les ofrecemos|somos una agencia|propuesta de colaboracion|colaboracion con ustedes|alianza con ustedes|oferecemos servicos|somos uma agencia|proposta de parceria|parceria com voces|nous proposons|nous offrons nos services|nous sommes une agence|proposition de partenariat|partenariat avec vous|wir bieten|wir sind eine agentur|kooperation mit ihnen|partnerschaft mit ihnen|ihre website|ihr unternehmen|su sitio web|su pagina web|votre site|votre entreprise|seu site|sua empresa|collaboration karna|partnership chahiye}", o(fSpamWeak, 100)).native(),
 	r("competitor", "{hum bhi|hum log bhi|humari bhi|hamari bhi} .. {chalate|banate|bechte|offer karte|provide karte|run karte|bana rahe}", o(fCompetitor, 100)),
@@ -345,4 +358,4 @@ var injectionRules = []rule{
 
 // intlRules is every rule of this file.
 var intlRules = concat(intlBudgetRules, intlAuthorityRules, intlNeedRules, intlTimelineRules, intlIntentRules,
-	evalRules, fitRules, supportRules, disqualifierIntlRules, injectionRules)
+	evalRules, fitRules, supportRules, disqualifierIntlRules, injectionRules, conceptRules)

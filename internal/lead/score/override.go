@@ -18,8 +18,11 @@ import (
 //     a problem (an order, a claim) who shows no intent to buy, someone who
 //     asks to be left alone ("signed up by mistake"), and a request the bot
 //     answered is not offered ("sorry, we only sell apartments") when the
-//     visitor states no other need. These cap the score below the nurture
-//     threshold and end the list.
+//     visitor states no other need. The bot's own handling of the request
+//     is read too (routing.go): handed to support or claims, a refusal to
+//     share internal data, a pointer to the vendor inbox. An instruction
+//     to the bot or the scorer disqualifies whatever else is said. These
+//     cap the score below the nurture threshold and end the list.
 //  2. Buying signals: a stated need, authority or a budget, and a near-term
 //     date or a request to buy, meet or get a quote make the lead at least
 //     sql, the way a sales team defines it, even where the weighted sum
@@ -29,7 +32,8 @@ import (
 //     integrates, what it costs, or asking for a demo) who also says who
 //     they are or what they need (their business, team size, volume, the
 //     tool they use, a need or a problem) is at least mql, unless they say
-//     it is far off (next year, no rush).
+//     it is a year or more away (next year, someday: "no rush" only says
+//     it is not urgent) or their latest word is "just browsing".
 //  4. Browsing: when the visitor's latest word on their need is a denial
 //     ("just browsing", "no real challenge"), the lead is at most nurture,
 //     however senior they are; sales does not call someone who said they
@@ -195,6 +199,14 @@ func (fb *facetBest) farOff() bool {
 	return t != nil && (t.deny || t.level <= 25)
 }
 
+// yearAway: the visitor's latest word on timing puts it a year or more
+// away ("next year", "someday"); "no rush" is not that, it only says the
+// purchase is not urgent.
+func (fb *facetBest) yearAway() bool {
+	t := fb.timeline
+	return t != nil && !t.deny && t.level <= 25
+}
+
 // buyingSignals applies the sales definition of sql: a need, authority
 // or budget, and a near-term date or a request to buy, meet or quote.
 // Authority, budget and timeline are read as their dimensions would be:
@@ -202,7 +214,11 @@ func (fb *facetBest) farOff() bool {
 func buyingSignals(a *analysis) ([]Evidence, bool) {
 	fb := bestOf(a)
 	need := max(fb.level(fNeed), fb.level(fPain))
-	if need < 60 && !(fb.level(fEval) >= 55 && fit(&fb)) {
+	// A concrete request to book, visit, reserve or buy (level 75 or
+	// more) states the need by itself: nobody reserves a wedding venue or
+	// books a consultation they have no use for.
+	requested := fb.level(fIntent) >= 75
+	if need < 60 && !(fb.level(fEval) >= 55 && fit(&fb)) && !requested {
 		return nil, false
 	}
 	var ev []Evidence
@@ -243,6 +259,9 @@ func buyingSignals(a *analysis) ([]Evidence, bool) {
 	}
 	if need < 60 {
 		needF = fEval
+		if !fb.has[fEval] || (requested && !(fb.level(fEval) >= 55 && fit(&fb))) {
+			needF = fIntent
+		}
 	}
 	return append([]Evidence{quoteEvidence(fb.best[needF])}, ev...), true
 }
@@ -251,6 +270,24 @@ func buyingSignals(a *analysis) ([]Evidence, bool) {
 func fit(fb *facetBest) bool {
 	return fb.level(fFit) >= 55 || fb.has[fSize] || fb.level(fMetrics) >= 65 || fb.role ||
 		max(fb.level(fNeed), fb.level(fPain)) >= 65
+}
+
+// latestNeedDenied: the visitor's latest word on their need is a denial
+// ("just browsing", "out of curiosity", "we'll do it ourselves for now").
+func latestNeedDenied(a *analysis) bool {
+	latest := -1
+	for i, f := range a.findings {
+		if (f.f == fNeed || f.f == fPain) && (latest < 0 || f.order > a.findings[latest].order || (f.order == a.findings[latest].order && f.deny)) {
+			latest = i
+		}
+	}
+	return latest >= 0 && a.findings[latest].deny
+}
+
+// ownContext: the visitor gave the size or nature of what they buy for
+// (a head count, a volume, their business or their title).
+func ownContext(fb *facetBest) bool {
+	return fb.has[fSize] || fb.level(fFit) >= 55 || fb.level(fMetrics) >= 65 || fb.role
 }
 
 // evaluating: evaluation-stage interest with a fit, or a buying question
@@ -264,7 +301,19 @@ func evaluating(a *analysis) ([]Evidence, bool) {
 		interest = fEval
 	case fb.level(fEval) >= 60 && need >= 60:
 		interest = fEval
-	case fb.level(fIntent) >= 45 && need >= 60 && !fb.farOff():
+	case fb.level(fIntent) >= 45 && need >= 60 && !fb.yearAway():
+		interest = fIntent
+	case fb.level(fEval) >= 55 && fb.level(fIntent) >= 40 && !fb.yearAway() && len(a.turns) >= 2 && !latestNeedDenied(a):
+		// Comparing offers (or having asked elsewhere) and asking this
+		// business's price, plan or financing: shopping for it now.
+		interest = fEval
+	case fb.level(fIntent) >= 40 && ownContext(&fb) && !fb.yearAway() && len(a.turns) >= 2 && !latestNeedDenied(a):
+		// A price, plan or financing question from a visitor who said
+		// what they are buying for (a team of 20, 3,000 orders a month,
+		// a family of four, their business) and kept the conversation
+		// going: evaluation at their size, even without hurry ("no rush"),
+		// unless it is a year away. A one-line price question is
+		// curiosity.
 		interest = fIntent
 	default:
 		return nil, false
@@ -353,7 +402,13 @@ func quoteEvidence(f finding) Evidence {
 // disqualified finds the first disqualifier that applies.
 func disqualified(a *analysis) (rule, reason string, ev []Evidence, ok bool) {
 	var by [nFacets][]finding
-	intent := false
+	intent, buying := false, false
+	serviceQuote := map[string]bool{} // sentences about an order, a claim, a fault
+	for _, f := range a.findings {
+		if !f.deny && (f.f == fSupport || f.f == fProblem) {
+			serviceQuote[f.quote] = true
+		}
+	}
 	for _, f := range a.findings {
 		if f.deny {
 			continue
@@ -361,6 +416,11 @@ func disqualified(a *analysis) (rule, reason string, ev []Evidence, ok bool) {
 		by[f.f] = append(by[f.f], f)
 		if f.f == fIntent && f.level >= 50 {
 			intent = true
+			// Buying intent, for the support rule: not "call me back"
+			// and not a sentence about the order or the fault itself.
+			if f.reading != "asks to be contacted" && !serviceQuote[f.quote] {
+				buying = true
+			}
 		}
 	}
 	quotes := func(fs ...[]finding) []Evidence {
@@ -414,10 +474,39 @@ func disqualified(a *analysis) (rule, reason string, ev []Evidence, ok bool) {
 		return "spam", "Spam, a vendor pitch or a partnership request, not a buyer: unqualified.", quotes(by[fSpam], by[fSpamWeak]), true
 	case len(by[fNoIntent]) > 0 && !intent:
 		return "no_intent", "The visitor asked to be left alone: unqualified.", quotes(by[fNoIntent]), true
-	case len(by[fSupport]) > 0 && (len(by[fProblem]) > 0 || distinct(by[fSupport]) >= 2) && !intent && !evaluatingNow:
+	case len(by[fSupport]) > 0 && (len(by[fProblem]) > 0 || distinct(by[fSupport]) >= 2) && !buying && !evaluatingNow:
 		return "existing_customer", "An existing customer with a service problem and no intent to buy: unqualified (route to support).", quotes(by[fSupport], by[fProblem]), true
-	case len(by[fInjection]) > 0 && (!genuineInterest(a) || (turnsOf(by[fInjection]) >= 2 && !intent)):
-		return "injection", "The visitor only tried to instruct the bot or the scorer, with no buying intent: unqualified.", quotes(by[fInjection]), true
+	case len(by[fInjection]) > 0:
+		// Whatever business words come with it: a visitor who instructs
+		// the bot or the scorer is testing or abusing it, and the claims
+		// written next to the instruction were written for it.
+		return "injection", "The visitor tried to instruct the bot or the scorer: unqualified, whatever buying words came with it.", quotes(by[fInjection]), true
+	}
+	// Routed: how the bot handled the request is structural evidence of
+	// what the visitor came for, whatever business words they used
+	// (routing.go). Handed to support or claims: an existing customer.
+	// Refused internal or private data: fishing (or an injection attempt).
+	// Sent to the vendor inbox: selling to the business.
+	var routed route
+	var routedEv []Evidence
+	for _, m := range a.routes {
+		if routed&m.kind == m.kind {
+			continue
+		}
+		routed |= m.kind
+		if q, turn, ok := longestSentence(a.turns[m.visit]); ok && len(routedEv) < 3 {
+			routedEv = append(routedEv, Evidence{Quote: q, Source: SourceVisitor, Reading: "the request the bot " + routeReading(m.kind), Turn: turn})
+		}
+	}
+	switch {
+	case routed&routeRefuse != 0 && len(by[fInjection]) > 0:
+		return "injection", "The visitor tried to instruct the bot to reveal what it may not share: unqualified, whatever buying words came with it.", append(quotes(by[fInjection]), routedEv...), true
+	case routed&routeRefuse != 0 && !intent && !evaluatingNow:
+		return "competitor", "The visitor asked for internal or other customers' information the bot would not share: fishing, not buying: unqualified.", append(routedEv, quotes(by[fFishing], by[fCompetitor])...), true
+	case routed&routeVendor != 0 && !evaluatingNow:
+		return "spam", "The bot sent the visitor to its vendor or partnership inbox: they are selling to the business, not buying: unqualified.", append(routedEv, quotes(by[fSpamWeak])...), true
+	case routed&routeSupport != 0 && !evaluatingNow:
+		return "existing_customer", "The bot handed the visitor's request to its support or claims team: an existing customer's service request, not a purchase: unqualified (route to support).", append(routedEv, quotes(by[fSupport], by[fProblem])...), true
 	}
 	// Declined: the visitor said no to the bot's offer (to book, call,
 	// quote) and showed no need, problem or buying interest of their own.
@@ -470,34 +559,31 @@ func declined(a *analysis) (finding, bool) {
 	return *last, true
 }
 
-// turnsOf counts the visitor turns that findings come from: someone who
-// tries to instruct the bot turn after turn is testing it, not buying.
-func turnsOf(fs []finding) int {
-	seen := map[int]bool{}
-	for _, f := range fs {
-		seen[f.turn] = true
-	}
-	return len(seen)
-}
-
-// genuineInterest: a need, a problem, a buying action or an evaluation
-// besides any instruction to the scorer (whose sentences are not read).
-func genuineInterest(a *analysis) bool {
-	for _, f := range a.findings {
-		if f.deny || f.level < 40 {
-			continue
-		}
-		switch f.f {
-		case fNeed, fPain, fIntent, fEval, fBudget:
-			return true
-		}
-	}
-	return false
-}
-
 // courseworkWords make "I'm a student" a disqualifier; without them the
 // student may be enrolling, which is a sale.
 var courseworkWords = setOfWords([]string{"project", "assignment", "research", "internship", "certificate", "thesis", "homework", "dissertation", "report",
 	"proyecto", "tesis", "tarea", "tfg", "tfm", "practicas", "projeto", "tese", "tcc", "trabalho", "estagio", "projet", "memoire",
 	"these", "stage", "devoir", "projekt", "bachelorarbeit", "masterarbeit", "hausarbeit", "praktikum", "studienarbeit",
 	"expose", "rapport", "referat", "fragebogen", "umfrage", "informe", "exposicion", "questionnaire", "survey", "encuesta", "pesquisa"})
+
+// routeReading says what the bot did, for the evidence's reading.
+func routeReading(k route) string {
+	switch {
+	case k&routeRefuse != 0:
+		return "refused to share"
+	case k&routeVendor != 0:
+		return "sent to its vendor inbox"
+	}
+	return "handed to support"
+}
+
+// longestSentence is a turn's longest sentence, verbatim, and its turn.
+func longestSentence(t *turnText) (string, int, bool) {
+	longest := ""
+	for _, s := range t.sents {
+		if q := t.text[s.start:s.end]; len(q) > len(longest) {
+			longest = q
+		}
+	}
+	return longest, t.index, longest != ""
+}

@@ -333,6 +333,25 @@ func moneyFindings(t *turnText, s *sentence, out []finding) ([]finding, []amount
 			}
 		}
 	}
+	// A count of things per period ("3 mil pedidos por mês", "1.500 colis
+	// par mois") is a workload, not money, in any language: no currency
+	// or budget word in the sentence, and a noun between the number and
+	// the period.
+	moneyCue := false
+	for i := s.tokStart; i < s.tokEnd; i++ {
+		moneyCue = moneyCue || t.toks[i].kind&(kBudgetCue|kCurrency) != 0
+	}
+	kept := amts[:0]
+	for _, am := range amts {
+		if end, ok := countPerPeriod(t.toks, am.end, s.tokEnd); ok && am.currency == "" && !moneyCue {
+			text := t.text[t.toks[am.start].start:t.toks[end-1].end]
+			out = append(out, finding{f: fMetrics, level: 65, reading: "volume: " + text, turn: t.index,
+				order: orderOf(t.index, am.start), quote: quoteOf(t, s, am.start, end), offScope: t.offScope})
+			continue
+		}
+		kept = append(kept, am)
+	}
+	amts = kept
 	if len(amts) == 0 {
 		return out, nil
 	}
@@ -542,6 +561,20 @@ func numberFindings(t *turnText, s *sentence, amts []amount, out []finding) []fi
 					emit(fPain, 55, "workload: "+text, j+2)
 				}
 			}
+		case !coveredBy(amts, i):
+			// "20 Paletten pro Woche", "1 500 colis par mois": a count
+			// of whatever they handle, per period.
+			if end, ok := countPerPeriod(t.toks, j, s.tokEnd); ok && tk.num >= 10 && !metricSeen {
+				text := t.text[tk.start:t.toks[end-1].end]
+				emit(fMetrics, 65, "volume: "+text, end)
+				metricSeen = true
+				if perDay(tk.num, t.toks[end-2].norm, t.toks[end-1].norm) >= workloadPerDay {
+					emit(fPain, 55, "workload: "+text, end)
+				}
+			} else if timeUnits[next(j)] && waiting && !metricSeen {
+				emit(fMetrics, 70, "time metric: "+t.text[tk.start:t.toks[j].end], j+1)
+				metricSeen = true
+			}
 		case timeUnits[next(j)] && waiting:
 			if !metricSeen {
 				emit(fMetrics, 70, "time metric: "+t.text[tk.start:t.toks[j].end], j+1)
@@ -611,3 +644,26 @@ var classSets = func() map[string]map[string]bool {
 }()
 
 func classSet(name string) map[string]bool { return classSets[name] }
+
+// calendarPeriods are the periods a workload is counted in.
+var calendarPeriods = setOfWords([]string{"day", "week", "month", "year", "hour", "quarter"})
+
+// countPerPeriod: from toks[k], one or two words naming what is counted,
+// then "per"/"par"/"pro"/"por"/"a" and a calendar period ("colis par
+// mois", "Paletten pro Woche", "orders a day"). It returns the end of the
+// period word.
+func countPerPeriod(toks []token, k, hi int) (int, bool) {
+	for n := 1; n <= 2; n++ {
+		if k+n+1 >= hi {
+			return 0, false
+		}
+		w := toks[k+n-1]
+		if w.isNum || isPer(w.norm) || w.kind&kCurrency != 0 || periodWords[w.norm] != "" {
+			return 0, false
+		}
+		if isPer(toks[k+n].norm) && calendarPeriods[periodWords[toks[k+n+1].norm]] {
+			return k + n + 2, true
+		}
+	}
+	return 0, false
+}

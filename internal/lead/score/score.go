@@ -26,7 +26,7 @@ import (
 
 // Version identifies the rules that produced a Result; stored leads scored
 // by an older version can be re-scored.
-const Version = "lexicon-2"
+const Version = "lexicon-3"
 
 // Tiers, from most to least sales-ready.
 const (
@@ -217,6 +217,7 @@ type analysis struct {
 	findings []finding
 	asked    map[int]*botContext // per visitor turn: the bot turn it answers
 	lang     string              // the visitor's language
+	routes   []routeMark         // bot turns that routed the visitor elsewhere (routing.go)
 }
 
 func isVisitor(role string) bool {
@@ -228,6 +229,7 @@ func analyse(in Input) *analysis {
 	a := &analysis{asked: map[int]*botContext{}}
 	var prev *botContext
 	var block []*turnText // visitor turns since the last bot turn
+	refAsked := false     // the last bot turn asked for a reference number
 	first := max(0, len(in.Transcript)-maxTurns)
 	texts := make([]string, 0, len(in.Transcript)-first)
 	for idx := first; idx < len(in.Transcript); idx++ {
@@ -241,6 +243,11 @@ func analyse(in Input) *analysis {
 		text := cutText(turn.Text)
 		if !isVisitor(turn.Role) {
 			ctx := readBotTurn(text, a.lang)
+			k := botRoutes(text, a.lang)
+			if k&^routeAsksRef != 0 && len(a.turns) > 0 {
+				a.routes = append(a.routes, routeMark{kind: k &^ routeAsksRef, visit: len(a.turns) - 1})
+			}
+			refAsked = k&routeAsksRef != 0
 			if ctx.offScope {
 				for _, t := range block {
 					t.offScope = true
@@ -249,7 +256,8 @@ func analyse(in Input) *analysis {
 			prev, block = &ctx, nil
 			continue
 		}
-		t := &turnText{index: idx, text: text}
+		t := &turnText{index: idx, text: text, refAsked: refAsked}
+		refAsked = false
 		t.toks, t.sents = tokenizeLang(text, lex, a.lang)
 		if prev != nil {
 			t.asked, t.priced = prev.asked, prev.priced

@@ -47,6 +47,9 @@ type turnText struct {
 	// offScope: the bot's next turn said the request is not something the
 	// business offers.
 	offScope bool
+	// refAsked: the preceding bot turn asked for the number of an order,
+	// policy, claim or contract.
+	refAsked bool
 }
 
 // shorthand maps chat spellings and frequent typos to the lexicon's words.

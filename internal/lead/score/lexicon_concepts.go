@@ -1,0 +1,81 @@
+package score
+
+// Concept tables shared by every language: the same buying concept
+// (approval of the money, a request to book or visit, a commitment to
+// buy, collecting competing offers) written once per language as a short
+// list of verbs and nouns rather than as whole sentences, so that the
+// phrasings nobody wrote down yet still combine. Words are folded as in
+// lexicon_intl.go.
+
+var conceptRules = []rule{
+	// Approval of the money: "the board approved the venue spend", "a verba
+	// de treinamento já está aprovada", "crédito preaprobado por el banco",
+	// "das Budget wurde freigegeben".
+	r("budget approved", "{budget|budgets|spend|spending|funds|funding|money|verba|orcamento|presupuesto|partida|credito|financiamiento|financiamento|financement|pret|finanzierung|kredit|loan|mittel|enveloppe} .. .. {approved|sanctioned|preapproved|aprobado|aprobada|aprovado|aprovada|preaprobado|preaprobada|preaprovado|preaprovada|autorizado|autorizada|liberado|liberada|approuve|approuvee|valide|validee|accorde|accordee|genehmigt|freigegeben|bewilligt|zugesagt|pass|sanction}", o(fBudget, 80)).unless(pendingWords...),
+	r("budget approved", "{approved|sanctioned|aprobo|aprobaron|aprovou|aprovaram|approuve|valide|genehmigt|freigegeben|bewilligt} .. {budget|spend|spending|funds|funding|verba|orcamento|presupuesto|partida|credito|budget|mittel|enveloppe}", o(fBudget, 80)).unless(pendingWords...),
+	r("approval obtained", "{got|have|received|secured|tengo|tenemos|temos|tenho|avons|ai|haben|habe} .. {sign off|signoff|approval|go ahead|green light|aprobacion|visto bueno|luz verde|aprovacao|sinal verde|accord|feu vert|validation|freigabe|genehmigung|zusage}", o(fBudget, 75), o(fProcess, 70)).unless(pendingWords...),
+	r("approval obtained", "{approval|sign off|go ahead|green light} {mil gaya|mil gayi|mil chuka|mil chuki|aa gaya|aa gayi|ho gaya|ho gayi}", o(fBudget, 75), o(fProcess, 70)).native(),
+
+	// Asking for an appointment, a visit, a viewing or a test: a request to
+	// buy when the visitor has a need (a clinic visit, a viewing, a class).
+	r("asks for an appointment", "{dar|darme|darnos|dame|danos|pedir|coger|sacar|tomar|agendar|marcar|reservar|fixar} @det? {cita|hora|turno|consulta|visita|horario|avaliacao|valoracion|revision|sesion|sessao|clase|aula|limpieza|limpeza|prueba|exame|examen}", o(fIntent, 80), o(fNeed, 40)),
+	r("asks for an available slot", "{vous avez|avez vous|auriez vous|tienen|teneis|tiene|tienes|tem|voces tem|vcs tem|haben sie|habt ihr|hast du|aapke paas|do you have|have you got|got any|any chance of} .. {creneau|creneaux|disponibilite|disponibilites|place|places|hueco|huecos|cita|mesa|sitio|plaza|plazas|horario|horarios|termin|termine|slot|slots|availability|room|rooms|table|spot|spots|appointment|appointments}", o(fIntent, 75), o(fNeed, 50)),
+	r("asks for an available slot", "{fit me in|fit us in|squeeze me in|squeeze us in|get me in|see me|see us} {on|this|today|tomorrow|next|before|at}", o(fIntent, 80), o(fNeed, 50)),
+	r("asks for an appointment", "{podeis dar|pueden dar|puede dar|podria dar|podrian dar|pode marcar|podem marcar|pode agendar|podem agendar|consigo marcar|consigo agendar} .. {cita|hora|turno|consulta|visita|horario}", o(fIntent, 80), o(fNeed, 40)),
+	r("asks to visit", "{on peut|nous pouvons|je peux|peut on|pouvons nous|puis je|pourrions nous|pourrait on|est ce que on peut|est ce que je peux} {venir|passer|visiter|essayer|faire un essai}", o(fIntent, 80), o(fNeed, 40)),
+	r("asks to visit", "{konnen wir|kann ich|durfen wir|darf ich|konnten wir|konnte ich} .. {vorbeikommen|besichtigen|anschauen|ansehen|probefahren|probe fahren|vorbei kommen|kommen}", o(fIntent, 80), o(fNeed, 40)),
+	r("asks to visit", "{visit|campus visit|site visit|demo|test drive|trial class|appointment|viewing|tour} {kar sakte|kar sakta|kar sakti|karna hai|karwa do|karwa dijiye|book kar|fix kar|kar lete|karenge|kar lenge|ho sakta|ho sakti|ho payega|possible hai|mil sakta|mil sakti}", o(fIntent, 80), o(fNeed, 40)),
+	r("asks to visit", "{aa sakte|aa sakta|aa sakti|aa jaaye|aa jaun|aa jau|milne aa|aake dekh}", o(fIntent, 75), o(fNeed, 40)),
+	r("asks to visit", "{can i|can we|could i|could we|may i|may we} come {for|in|and|to|tomorrow|today|on|this|next}", o(fIntent, 80), o(fNeed, 40)),
+	r("asks to test it", "{lo puedo probar|la puedo probar|puedo probarlo|puedo probarla|podemos probarlo|prueba de manejo|posso testar|posso fazer um test drive|test drive|probefahrt|essai routier|faire un essai}", o(fIntent, 80), o(fNeed, 45)),
+	// Reserving the date or an option on it.
+	r("reserves it", "{poser une option|mettre une option|bloquer la date|reserver la date|bloquear la fecha|reservar la fecha|apartar la fecha|segurar a data|reservar a data|bloquear a data|option auf|termin blocken|datum reservieren|hold the date|put a hold|date block|date hold}", o(fIntent, 85), o(fNeed, 50)),
+	r("asks to meet", "{podemos|podriamos|puedo|podemos|podemos|posso|podemos|pouvons nous|peut on|on peut|konnen wir|konnten wir|can we|could we} {hacer|tener|fazer|ter|faire|avoir|haben|machen|have|do|set up|jump on|hop on} @det? {llamada|reunion|videollamada|demo|ligacao|chamada|reuniao|demonstracao|appel|reunion|visio|demo|telefonat|termin|gesprach|call|meeting|demo}", o(fIntent, 80), o(fNeed, 35)),
+	r("wants to close", "{para cerrarlo|para cerrar el trato|cerrar el trato|para fechar|fechar negocio|pour conclure|pour signer|conclure le contrat|zum abschluss|um abzuschliessen|to close the deal|to sign off|deal final karne}", o(fIntent, 85), o(fNeed, 50)),
+	r("asks for the contract", "{enviar|mandar|enviarme|mandarme|envoyer|schicken|senden|send} .. {proposta formal|propuesta formal|contrato|contract|contrat|vertrag}", o(fIntent, 80), o(fBudget, 55)),
+
+	r("commits to buy", "{nehme ich|nehmen wir|ich nehme|wir nehmen} {das|die|den} {paket|angebot|zimmer|termin|option|tarif|kurs}", o(fIntent, 85), o(fNeed, 60)),
+	// A commitment to buy: "I'll do the package", "lo cierro ese día",
+	// "kal book karunga".
+	r("commits to buy", "{i will|we will} {do|take|go with|book} the|this|that package|plan|option|one|offer|deal|course|room|slot", o(fIntent, 85), o(fNeed, 60)),
+	r("commits to buy", "{lo cierro|la cierro|lo cerramos|lo compro|la compro|me lo llevo|me la llevo|nos lo llevamos|fechamos|eu fecho|je le prends|je la prends|on le prend|on la prend|nous le prenons|book karunga|book karungi|book karenge|book kar lunga|book kar lungi|book kar lenge|final karenge|final kar denge|confirm karenge|confirm kar denge}", o(fIntent, 85), o(fNeed, 60)),
+
+	// "Is Saturday", "agle Monday": Hinglish for this or next week's day.
+	r("this week", "{is|iss|agle|aane wale|aane wala|pra|para} @weekday", o(fTimeline, 95)),
+	// A booking for a named day ("can you fit me in on Friday?"); a bare
+	// "on Sunday" may ask opening hours.
+	r("books a day", "{fit me in|fit us in|squeeze me in|get me in|see me|see us|come in|come by|book me|book us|book it} on @weekday", o(fTimeline, 90)),
+
+	// Pain in the body, for clinics: "j'ai mal au dos", "me duele la
+	// muela", "dard ho raha hai".
+	r("hurt or unwell", "{hurts|hurting|painful|sore|toothache|backache|j ai mal|je ai mal|me duele|me duelen|dolor de|me doi|doi muito|dor de|dor nas|tut weh|tun weh|schmerzen|douleur|douleurs|dard hai|dard ho|dard ho raha|dard rehta}", o(fPain, 70), o(fNeed, 65)),
+
+	// Something they already bought or hold, in every language: "mera
+	// order", "meine Bestellung", "ma police", "mi póliza". With a problem
+	// it is a support request (override.go).
+	r("existing customer", "{my|our|mi|mis|nuestro|nuestra|meu|minha|nosso|nossa|mon|ma|mes|notre|nos|mein|meine|meinen|meiner|unser|unsere|unseren|mera|meri|mere|hamara|hamari|humara|humari} {order|orders|pedido|encomenda|commande|bestellung|lieferung|sendung|paket|colis|parcel|package|delivery|envio|entrega|livraison|policy|poliza|apolice|police|versicherung|vertrag|contrato|contrat|claim|siniestro|sinistro|sinistre|schadensfall|invoice|factura|fatura|facture|rechnung|bill|refund|reembolso|remboursement|erstattung|ticket|reclamacion|reclamacao|reclamation|reklamation|garantia|garantie|warranty}", o(fSupport, 100)),
+
+	// A business of the same kind as this one, named as a rival: "une
+	// agence concurrente", "somos una empresa de la competencia".
+	r("competitor", "{agence|entreprise|societe|boite|empresa|agencia|firma|agentur|unternehmen|company|agency|business|firm} {concurrente|concurrent|competidora|de la competencia|concorrente|da concorrencia|konkurrierende|der konkurrenz|competitor|competing|rival}", o(fCompetitor, 100)),
+	r("competitor", "{on est|nous sommes|somos|wir sind|we are|hum} {vos concurrents|votre concurrent|sus competidores|su competencia|seus concorrentes|sua concorrencia|ihre konkurrenz|ihr wettbewerber|your competitor|your competitors|aapke competitor}", o(fCompetitor, 100)),
+
+	// Losing business, every language: a losing verb and what is lost.
+	r("losing business", "{perdemos|perdiendo|perdimos|perder|perdendo|perdemos|perdi|perdemos} .. {citas|cita|pacientes|clientes|pedidos|llamadas|mensajes|oportunidades|ventas|reservas|consultas|alumnos|leads|consultas|vendas|agendamentos|ligacoes|mensagens|oportunidades|alunos|encomendas}", o(fPain, 85), o(fNeed, 75)),
+	r("losing business", "{customers|patients|leads|orders|bookings|clients|sales|calls|enquiries|inquiries|appointments} .. {lost|slipping|going elsewhere|go elsewhere|drop off}", o(fPain, 80), o(fNeed, 70)),
+
+	// Collecting competing offers or asking elsewhere: evaluation stage.
+	r("collects competing offers", "{vergleichsangebote|vergleichsangebot|angebote einholen|angebote ein|hole .. angebote|sammle .. angebote|comparatif|comparaison|je compare|nous comparons|on compare|plusieurs devis|autres devis|levantando opcoes|levantando orcamentos|cotando|varios orcamentos|outros orcamentos|pidiendo presupuestos|varios presupuestos|otros presupuestos|comparando precios|comparando opciones|options dene|options dekh|quotes compare|compare kar|getting quotes|collecting quotes|other quotes|several quotes|shopping around}", o(fEval, 60), o(fNeed, 50), o(fProcess, 50)),
+	r("asked elsewhere", "{aur|ek aur|dusre|doosre|dusri|doosri} .. {clinic|jagah|company|vendor|shop|dealer|agency|school|hospital|hotel|provider} .. {poocha|pucha|puchha|dekha|baat ki|check kiya|quote liya}", o(fEval, 60), o(fNeed, 50), o(fProcess, 50)),
+	r("asked elsewhere", "{otra clinica|otro proveedor|otra agencia|outra clinica|outro fornecedor|outra agencia|une autre clinique|un autre prestataire|une autre agence|einer anderen praxis|einem anderen anbieter|another clinic|another provider|another vendor|other clinics|other providers|other vendors}", o(fEval, 55), o(fNeed, 45), o(fProcess, 45)),
+	// Choosing between options of their own ("estamos entre Açores e
+	// Madeira", "torn between the two").
+	r("compares options", "{estamos entre|estoy entre|dudamos entre|hesitamos entre|on hesite entre|nous hesitons entre|schwanken zwischen|torn between|deciding between|choosing between}", o(fEval, 60), o(fNeed, 50)),
+}
+
+// pendingWords make an approval a condition still to be met ("the budget
+// has to be approved", "tengo que pedir aprobación", "das Budget muss
+// noch freigegeben werden"), not one obtained.
+var pendingWords = []string{"to", "need", "needs", "must", "que", "precisa", "preciso", "necesita", "necessite", "muss", "mussen",
+	"doit", "faut", "pending", "once", "if", "si", "se", "wenn", "sobald", "falls", "yet", "until", "hasta", "bis", "ate",
+	"jusque", "noch", "baaki", "hona", "hoga", "jayega", "pedir", "conseguir", "get", "seek", "obtenir", "demander", "einholen", "waiting"}

@@ -1,0 +1,268 @@
+package score
+
+import "strings"
+
+// How the bot handled the conversation is structural evidence of what the
+// visitor came for, in any language and whatever business words the
+// visitor used: a bot that hands the visitor to its claims team or opens a
+// support ticket was talking to an existing customer; a bot that refuses
+// to reveal internal or other customers' data was being fished for it; a
+// bot that sends the visitor to its vendor or partnership inbox was being
+// sold to. The bot's words are never evidence: a disqualifier built on
+// them quotes the visitor turn the bot was answering.
+
+// route is what one bot turn did with the visitor's request.
+type route uint8
+
+const (
+	routeSupport route = 1 << iota // handed to support, claims, a ticket
+	routeRefuse                    // refused to share internal or private data
+	routeVendor                    // sent to the vendor or partnership inbox
+	routeAsksRef                   // asked for the reference of an order, policy, claim or contract
+)
+
+// routeMark is a routing bot turn and the visitor turn it answered.
+type routeMark struct {
+	kind  route
+	visit int // index into analysis.turns of the visitor turn answered
+}
+
+// Concept tables, folded words of every supported language.
+var (
+	// Teams and channels that serve existing customers.
+	supportTeamWords = setOfWords([]string{
+		"support", "claims", "claim", "ticket", "helpdesk", "aftersales",
+		"soporte", "siniestros", "siniestro", "reclamaciones", "incidencias", "incidencia",
+		"suporte", "sinistros", "sinistro", "chamado", "reclamacoes",
+		"sav", "sinistres", "reclamations",
+		"schadenabteilung", "schadenservice", "kundenservice", "kundendienst", "supportteam", "serviceteam",
+		"technikteam", "schadenmeldung", "schadensabteilung",
+	})
+	// Two-word channel names ("customer service", "servicio técnico").
+	supportTeamPairs = [][2]string{
+		{"customer", "service"}, {"customer", "care"}, {"service", "team"}, {"billing", "team"}, {"returns", "team"},
+		{"servicio", "tecnico"}, {"atencion", "al"}, {"servico", "tecnico"}, {"assistencia", "tecnica"},
+		{"service", "client"}, {"service", "clients"}, {"service", "technique"}, {"equipe", "technique"},
+		{"technischen", "support"}, {"claims", "team"}, {"help", "desk"},
+	}
+	// Verbs of handing over or opening a case, in the first person the
+	// bot speaks in ("te paso", "je transmets", "ich leite ... weiter").
+	routeVerbsFirst = setOfWords([]string{
+		"paso", "pasamos", "transfiero", "transferimos", "derivo", "derivamos", "escalo", "abro", "abrimos",
+		"traslado", "trasladado", "trasladamos", "comunico", "he", "hemos",
+		"encaminho", "encaminhamos", "encaminhei", "transfiro", "abri", "repasso", "repassei",
+		"transmets", "transmettons", "transmis", "ouvre", "redirige", "oriente",
+		"leite", "weiter", "weiterleiten", "weitergeleitet", "eroffne", "eroffnet", "offne", "verbinde",
+	})
+	// English verbs, which need an "I" or "we" before them ("I'll route
+	// you", "we've escalated it"), or a Hinglish "karta hoon" after them.
+	routeVerbsEn = setOfWords([]string{
+		"route", "routed", "transfer", "transferring", "forward", "forwarding", "forwarded", "escalate",
+		"escalated", "escalating", "flagged", "flag", "raised", "raise", "opened", "open", "connect", "connecting",
+		"pass", "passed", "passing", "refer", "referred",
+	})
+	firstPerson = setOfWords([]string{"i", "we", "me", "let", "main", "hum"})
+	hinglishDo  = setOfWords([]string{"karta", "karti", "kar", "karte", "karenge", "karunga", "karungi", "karwa", "karwata", "karwati"})
+	// Sharing verbs a refusal negates.
+	shareVerbs = setOfWords([]string{
+		"share", "disclose", "reveal", "display", "output",
+		"compartir", "compartimos", "revelar", "divulgar", "compartilhar", "compartilhamos",
+		"partager", "partageons", "divulguer", "afficher", "communiquer",
+		"teilen", "herausgeben", "weitergeben", "anzeigen", "preisgeben",
+	})
+	// Words that call what was asked internal or confidential.
+	privateWords = setOfWords([]string{
+		"confidential", "confidencial", "confidenciales", "confidentiel", "confidentielle", "confidentielles", "confidentiels",
+		"vertraulich", "vertrauliche", "vertraulichen", "internal", "interna", "internas", "interno", "internos", "interne", "internes", "internen",
+	})
+	// The visitor's own data: "we never share your data" reassures a
+	// buyer, it refuses nothing.
+	visitorPossessives = setOfWords([]string{"your", "tu", "tus", "su", "sus", "seu", "seus", "sua", "suas", "votre", "vos", "ton", "tes", "ihre", "ihr", "ihren", "deine", "aapka", "aapki", "aapke"})
+	// What a refusal withholds: information, data, details.
+	infoWords = setOfWords([]string{
+		"information", "info", "data", "details", "numbers", "addresses", "contact", "contacts", "configuration", "prompt",
+		"informacion", "datos", "detalles", "cifras", "numeros", "direcciones", "configuracion",
+		"informacao", "informacoes", "dados", "detalhes", "enderecos", "configuracao",
+		"informations", "donnees", "coordonnees", "chiffres", "adresses",
+		"informationen", "daten", "angaben", "zahlen", "kontaktdaten", "adressen", "konfiguration",
+		"jaankari", "jankari",
+	})
+	refusalNegators = setOfWords([]string{"not", "no", "cannot", "nao", "pas", "nicht", "keine", "nahi", "nunca", "never", "ne"})
+	// Inboxes for people who sell to the business.
+	vendorWords = setOfWords([]string{
+		"vendor", "vendors", "supplier", "suppliers", "partnerships", "partnership",
+		"proveedores", "proveedor", "alianzas", "fornecedores", "fornecedor", "parcerias",
+		"fournisseurs", "fournisseur", "partenariats", "lieferanten", "lieferant", "kooperationen",
+	})
+)
+
+// botRoutes reads what one bot turn did with the request it answered,
+// sentence by sentence: the routing verb, the team and the refusal must
+// sit in one sentence.
+func botRoutes(text, lang string) route {
+	toks, sents := tokenizeLang(text, lex, lang)
+	var r route
+	for _, s := range sents {
+		lo, hi := s.tokStart, s.tokEnd
+		var team, verb []int
+		share, neg, private, info, mine, vendor := false, false, false, false, false, false
+		for i := lo; i < hi; i++ {
+			n := toks[i].norm
+			if supportTeamWords[n] || (i+1 < hi && isTeamPair(n, toks[i+1].norm)) {
+				team = append(team, i)
+			}
+			if routeVerbsFirst[n] || (routeVerbsEn[n] && routedByMe(toks, i, lo, hi)) {
+				verb = append(verb, i)
+			}
+			share = share || shareVerbs[n]
+			neg = neg || refusalNegators[n]
+			private = private || privateWords[n]
+			info = info || infoWords[n]
+			mine = mine || visitorPossessives[n]
+			vendor = vendor || (vendorWords[n] && vendorPurpose(toks, i, lo, hi))
+		}
+		if handsTo(toks, team, verb) {
+			r |= routeSupport
+		}
+		if info && !mine && neg && (share || private) {
+			r |= routeRefuse
+		}
+		if vendor && strings.ContainsRune(text[s.start:s.end], '@') {
+			r |= routeVendor
+		}
+		if asksReference(toks, lo, hi) {
+			r |= routeAsksRef
+		}
+	}
+	return r
+}
+
+func isTeamPair(a, b string) bool {
+	for _, p := range supportTeamPairs {
+		if a == p[0] && b == p[1] {
+			return true
+		}
+	}
+	return false
+}
+
+// routedByMe: an English routing verb with the bot as its subject ("I'll
+// route you", "we have escalated", "let me connect you") or a Hinglish
+// "connect karta hoon".
+func routedByMe(toks []token, i, lo, hi int) bool {
+	for k := max(lo, i-3); k < i; k++ {
+		if firstPerson[toks[k].norm] {
+			return true
+		}
+	}
+	return i+1 < hi && hinglishDo[toks[i+1].norm]
+}
+
+// handsTo: the support team is what the routing verb hands the request
+// to: the team follows the verb ("I'll route you to our claims team", "te
+// paso con el equipo de siniestros", "ich leite Sie an unsere
+// Schadenabteilung"), or precedes a verb that closes the clause (German
+// "... weiter", Hinglish "claims team se connect karta hoon"). "Plans
+// include support, and I can connect you with sales" hands nothing to
+// support.
+func handsTo(toks []token, team, verb []int) bool {
+	for _, v := range verb {
+		for _, t := range team {
+			if t > v && t-v <= 6 {
+				return true
+			}
+			closing := toks[v].norm == "weiter" || toks[v].norm == "weiterleiten" || (v+1 < len(toks) && hinglishDo[toks[v+1].norm])
+			if closing && t < v && v-t <= 5 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+var (
+	purposeBefore = setOfWords([]string{"for", "para", "pour", "fur", "als", "aux", "los", "les"})
+	purposeAfter  = setOfWords([]string{"liye", "proposals", "proposal", "inquiries", "enquiries", "requests", "offers", "pitches",
+		"propuestas", "propostas", "propositions", "anfragen", "angebote"})
+)
+
+// vendorPurpose: the vendor word names who the inbox is for ("for vendor
+// enquiries", "vendor proposals ke liye", "pour les fournisseurs"), not
+// what the business works with ("we work with suppliers across Europe").
+func vendorPurpose(toks []token, i, lo, hi int) bool {
+	for k := max(lo, i-2); k < i; k++ {
+		if purposeBefore[toks[k].norm] {
+			return true
+		}
+	}
+	for k := i + 1; k < min(hi, i+4); k++ {
+		if purposeAfter[toks[k].norm] {
+			return true
+		}
+	}
+	return false
+}
+
+var (
+	// What a reference number identifies: something already bought.
+	refNouns = setOfWords([]string{
+		"order", "policy", "claim", "ticket", "customer", "contract", "booking", "account", "invoice", "tracking", "case", "membership",
+		"pedido", "poliza", "siniestro", "cliente", "contrato", "reserva", "factura", "seguimiento", "expediente", "socio",
+		"apolice", "sinistro", "fatura", "encomenda", "rastreio", "protocolo", "matricula",
+		"commande", "police", "sinistre", "contrat", "dossier", "facture", "suivi", "client", "adherent",
+	})
+	refIDs = setOfWords([]string{"number", "no", "id", "reference", "ref", "numero", "nummer", "#", "code", "codigo"})
+	// German compounds that are both.
+	refCompounds = setOfWords([]string{
+		"vertragsnummer", "kundennummer", "bestellnummer", "auftragsnummer", "sendungsnummer", "schadennummer",
+		"rechnungsnummer", "policennummer", "versicherungsnummer", "vorgangsnummer", "mitgliedsnummer", "buchungsnummer",
+		"schadensnummer", "ticketnummer",
+	})
+)
+
+// asksReference: the sentence asks for the number of something already
+// bought ("your claim number?", "¿tienes el número de póliza?", "Ihre
+// Vertragsnummer?", "Order ID bata sakte hai?").
+func asksReference(toks []token, lo, hi int) bool {
+	var nouns, ids []int
+	for i := lo; i < hi; i++ {
+		n := toks[i].norm
+		if refCompounds[n] {
+			return true
+		}
+		if refNouns[n] {
+			nouns = append(nouns, i)
+		}
+		if refIDs[n] {
+			ids = append(ids, i)
+		}
+	}
+	for _, a := range nouns {
+		for _, b := range ids {
+			if a-b <= 3 && b-a <= 3 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// referenceGiven: the visitor's answer holds a code or a long number (an
+// order, policy or customer number) after the bot asked for one.
+func referenceGiven(t *turnText) (string, bool) {
+	for _, s := range t.sents {
+		for i := s.tokStart; i < s.tokEnd; i++ {
+			w := t.text[t.toks[i].start:t.toks[i].end]
+			digits := 0
+			for _, c := range w {
+				if c >= '0' && c <= '9' {
+					digits++
+				}
+			}
+			if digits >= 4 {
+				return t.text[s.start:s.end], true
+			}
+		}
+	}
+	return "", false
+}
