@@ -60,6 +60,8 @@ func loadLabelled(t *testing.T) []labelled {
 			set = "blind B test"
 		case "blind_c_dev.json":
 			set = "blind C dev"
+		case "blind_c_test.json":
+			set = "blind C test"
 		}
 		if only := os.Getenv("LEAD_EVAL_SETS"); only != "" && !strings.Contains(","+only+",", ","+set+",") {
 			continue // see score's TestEvaluation
@@ -205,7 +207,7 @@ func TestRefinedEvaluation(t *testing.T) {
 		rules[c.set].add(c, b.Tier)
 		refined[c.set].add(c, res.Tier)
 	}
-	for _, set := range []string{"existing", "blind dev", "blind test", "blind B dev", "blind B test", "blind C dev"} {
+	for _, set := range []string{"existing", "blind dev", "blind test", "blind B dev", "blind B test", "blind C dev", "blind C test"} {
 		a, m := rules[set], refined[set]
 		if a == nil {
 			continue

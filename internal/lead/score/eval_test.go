@@ -103,7 +103,8 @@ const (
 	// Blind set C (all six languages, 240 cases, written 2026-11-26): its
 	// development half. The test half is sealed in testdata/sealed/, out
 	// of every test's reach, until the end of the rule work on this half.
-	setDevC = "blind C dev"
+	setDevC  = "blind C dev"
+	setTestC = "blind C test"
 )
 
 func evalSet(c evalCase) string {
@@ -118,6 +119,8 @@ func evalSet(c evalCase) string {
 		return setTestB
 	case "blind_c_dev.json":
 		return setDevC
+	case "blind_c_test.json":
+		return setTestC
 	}
 	return setExisting
 }
@@ -162,6 +165,12 @@ var goals = map[string]goal{
 	// sealed test half will tell how far they carry. A floor a little
 	// under it, with the per-language and two-tiers-off goals.
 	setDevC: {accuracy: 0.95, perLanguage: 0.90, noTwoOff: true},
+	// Unsealed and run once, 2026-11-26, after the rule work on the C
+	// development half (100% in-sample): 83/119 (69.7%), two tiers off 10;
+	// de 50%, en 83%, es 68%, fr 61%, hi-en 71%, pt 74% (refined by the
+	// rubric-following fake model: 91/119, 76.5%). The goals do not hold;
+	// a floor under it.
+	setTestC: {accuracy: 0.68},
 }
 
 // evalReport is one set's outcome.
@@ -298,7 +307,7 @@ func TestEvaluation(t *testing.T) {
 		cases = keep
 	}
 	reports := evaluate(cases, rulesOnly)
-	for _, set := range []string{setExisting, setDev, setTest, setDevB, setTestB, setDevC} {
+	for _, set := range []string{setExisting, setDev, setTest, setDevB, setTestB, setDevC, setTestC} {
 		rep := reports[set]
 		if rep == nil {
 			if set == setExisting && os.Getenv("LEAD_EVAL_SETS") == "" {
