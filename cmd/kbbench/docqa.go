@@ -197,8 +197,8 @@ func docqaRun(set docqaSet, engine, dbURL string, maxPages int, halves []string,
 				if want[page(h.URL)] {
 					mark = "*"
 				}
-				fmt.Printf("    %s%2d %-40s [%.25s] %-30.30s cov %.2f title %.2f head %.2f foc %.2f prox %.2f phr %.2f page %.2f hub %v miss %.2f bm25 %.1f → %.3f\n",
-					mark, i+1, page(h.URL), h.Title, strings.Join(h.HeadingPath, " > "), ev.Coverage, ev.Title, ev.Heading, ev.Focus, ev.Proximity,
+				fmt.Printf("    %s%2d %-40s [%.25s] %-30.30s cov %.2f title %.2f head %.2f foc %.2f/%d prox %.2f phr %.2f page %.2f hub %v miss %.2f bm25 %.1f → %.3f\n",
+					mark, i+1, page(h.URL), h.Title, strings.Join(h.HeadingPath, " > "), ev.Coverage, ev.Title, ev.Heading, ev.Focus, ev.Passages, ev.Proximity,
 					ev.Phrase, ev.Page, ev.Hub, ev.Missing, h.Score, ev.Score)
 			}
 		}

@@ -34,7 +34,10 @@ const maxTokenBytes = 64
 //     dictionary;
 //   - Thai, Lao, Khmer and Myanmar runs (no spaces between words): bigrams of
 //     grapheme clusters (a base with its marks);
-//   - pictographic symbols (emoji) are terms of their own.
+//   - pictographic symbols (emoji) are terms of their own;
+//   - an identifier is a term and so are its words: with underscores
+//     (work_mem → work_mem, work, mem) or in camel case (KeyError →
+//     keyerror, key, error).
 //
 // So the only non-empty texts with no terms are those made of stop words,
 // punctuation, whitespace and modifiers alone.
@@ -123,7 +126,12 @@ func classify(r rune) class {
 // slice of the text unless a dropped rune (a joiner, a stray mark) falls
 // inside it; then it is copied.
 func segment(text string) []token {
-	text = strings.ToLower(norm.NFKC.String(text))
+	orig := norm.NFKC.String(text)
+	text = strings.ToLower(orig)
+	// The original case tells the words of a camel-case identifier apart;
+	// its offsets match the lower-cased text's when lower-casing kept every
+	// byte length (always for ASCII).
+	cased := len(orig) == len(text)
 	var (
 		toks       []token
 		start, end int    // the token is text[start:end] while !copied
@@ -152,6 +160,9 @@ func segment(text string) []token {
 				toks = append(toks, token{text: string(buf), kind: kind})
 			case !copied && end > start:
 				toks = append(toks, token{text: text[start:end], kind: kind})
+				if kind == kindWord && cased {
+					toks = appendCamelParts(toks, orig[start:end], text[start:end])
+				}
 			}
 		}
 		buf, copied = buf[:0], false
@@ -235,6 +246,63 @@ func segment(text string) []token {
 	flush()
 	endIdent(len(text))
 	return toks
+}
+
+// appendCamelParts adds the words of a camel-case identifier
+// (ThreadPoolExecutor, HttpResponseRedirect, KeyError, base64Encode) after
+// the whole word, so that a visitor who writes "key error" or "pool of
+// threads" finds it. word is the original spelling, lower its lower-cased
+// form (the same length). A word splits where a lower-case letter or a
+// digit meets an upper-case one, and before the last capital of a run of
+// capitals followed by two lower-case letters (HTTPServer → HTTP, Server;
+// IPv4Address → IPv4, Address). Only ASCII letters and digits, and only
+// when at least two parts of two letters or more come out: "mRNA",
+// "iPhone", "IPv4" stay whole.
+func appendCamelParts(toks []token, word, lower string) []token {
+	if len(word) < 4 || len(word) > maxTokenBytes {
+		return toks
+	}
+	isUp := func(c byte) bool { return 'A' <= c && c <= 'Z' }
+	isLow := func(c byte) bool { return 'a' <= c && c <= 'z' }
+	isDigit := func(c byte) bool { return '0' <= c && c <= '9' }
+	var cuts []int
+	for i := 0; i < len(word); i++ {
+		c := word[i]
+		if !isUp(c) && !isLow(c) && !isDigit(c) {
+			return toks
+		}
+		if i == 0 || !isUp(c) {
+			continue
+		}
+		p := word[i-1]
+		if isLow(p) || isDigit(p) || (isUp(p) && i+2 < len(word) && isLow(word[i+1]) && isLow(word[i+2])) {
+			cuts = append(cuts, i)
+		}
+	}
+	if len(cuts) == 0 {
+		return toks
+	}
+	cuts = append(cuts, len(word))
+	parts := make([]token, 0, len(cuts))
+	from, long := 0, 0
+	for _, to := range cuts {
+		part := lower[from:to]
+		letters := 0
+		for j := 0; j < len(part); j++ {
+			if isLow(part[j]) {
+				letters++
+			}
+		}
+		if letters >= 2 {
+			long++
+		}
+		parts = append(parts, token{text: part, kind: kindWord})
+		from = to
+	}
+	if long < 2 {
+		return toks
+	}
+	return append(toks, parts...)
 }
 
 // emitTerms turns tokens into terms, appending to dst.

@@ -39,6 +39,11 @@ func TestTerms(t *testing.T) {
 			"mem", "pg_dump", "pg", "dump"}},
 		{"a dunder name keeps its underscores", "what is __slots__ for?", []string{"__slots__", "slot"}},
 		{"no identifier inside a word or without a letter", "naïve_x 1_2", []string{"naïv", "x", "1", "2"}},
+		{"camel case: the whole word, then its words", "ThreadPoolExecutor raises KeyError", []string{"threadpoolexecutor",
+			"thread", "pool", "executor", "rais", "keyerror", "key", "error"}},
+		{"camel case: a run of capitals is a word", "HTTPServer and IPv4Address", []string{"httpserver", "http", "server",
+			"ipv4address", "ipv4", "address"}},
+		{"camel case: no split without two words", "mRNA iPhone NFkB", []string{"mrna", "iphon", "nfkb"}},
 		{"long token truncated", strings.Repeat("x", 300), []string{strings.Repeat("x", maxTokenBytes)}},
 		{"invalid utf-8 separates", "abc\xffdef", []string{"abc", "def"}},
 	}

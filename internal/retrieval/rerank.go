@@ -61,6 +61,8 @@ type Evidence struct {
 	// page about the question matches in many of its sections; a long page
 	// that mentions it once (release notes, an index) in few.
 	Focus float64 `json:"focus"`
+	// Passages is the number of passages of the hit's page (its size).
+	Passages int `json:"passages"`
 	// Hub is set for passages that read like an index, a list of links or
 	// release notes: many distinct terms, each said once.
 	Hub bool `json:"hub"`
@@ -276,6 +278,7 @@ func (s *snapshot) rerank(hits []Hit, variants [][]string) {
 		// Many matching sections count; so does the share of the page
 		// they are (a one-passage page is not a focused one by itself).
 		if n := len(s.docs[h.DocumentID].slots); n > 0 {
+			h.Evidence.Passages = n
 			c := float64(perDoc[h.DocumentID])
 			h.Evidence.Focus = 0.6*min(1, math.Log2(1+c)/math.Log2(1+focusCount)) + 0.4*min(1, c/float64(n))
 		}

@@ -222,3 +222,29 @@ func TestQuestionFrameCarriesNoWeight(t *testing.T) {
 		}
 	}
 }
+
+// TestCamelCaseWordsMatchTheQuestion: a visitor writes the words of an
+// identifier ("pool of threads", "foreign key"); the page names it in
+// camel case (ThreadPoolExecutor, ForeignKey). The passage covers the
+// question, in its heading and as a phrase, and so does the identifier
+// typed as one word.
+func TestCamelCaseWordsMatchTheQuestion(t *testing.T) {
+	s := emptySnapshot(params{})
+	s.live = 1000
+	s.queryLangs = []lang{langEnglish}
+	ft := parseTerms(Analyze("concurrent.futures", []string{"ThreadPoolExecutor"},
+		"An Executor subclass that uses a pool of at most max_workers threads to execute calls asynchronously."))
+	for _, question := range []string{"how do I use a thread pool", "ThreadPoolExecutor"} {
+		q := s.weigh(s.queryTerms(question))
+		ev, _ := readPassage(q, ft)
+		if !near(ev.Coverage, 1) || ev.Heading == 0 {
+			t.Errorf("%q: coverage %v heading %v, want the whole question found, in the heading too", question, ev.Coverage, ev.Heading)
+		}
+	}
+	q := s.weigh(s.queryTerms("what is a foreign key"))
+	ev, _ := readPassage(q, parseTerms(Analyze("Model field reference", []string{"ForeignKey"}, "A many-to-one relationship.")))
+	if !near(ev.Phrase, 1) {
+		t.Errorf("foreign key in ForeignKey: phrase %v, want 1", ev.Phrase)
+	}
+}
+
