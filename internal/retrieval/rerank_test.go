@@ -247,4 +247,3 @@ func TestCamelCaseWordsMatchTheQuestion(t *testing.T) {
 		t.Errorf("foreign key in ForeignKey: phrase %v, want 1", ev.Phrase)
 	}
 }
-
