@@ -24,7 +24,7 @@ func TestSoak(t *testing.T) {
 		}
 		t.Skipf("soak: PostgreSQL or redis-server not installed: %v %v", pgErr, redisErr)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute) // under go test's 10
 	defer cancel()
 	var out bytes.Buffer
 	ok, err := run(ctx, options{duration: 45 * time.Second, seed: 1, replicas: 3, users: 6, drain: 60 * time.Second}, &out)
