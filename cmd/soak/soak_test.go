@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// TestSoak is a short soak (45 s of load, faults scaled down, 60 s of
+// TestSoak is a short soak (30 s of load, faults scaled down, 60 s of
 // drain at most), part of go test ./...: it fails when any invariant is
 // broken. -short skips it.
 func TestSoak(t *testing.T) {
@@ -27,7 +27,7 @@ func TestSoak(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute) // under go test's 10
 	defer cancel()
 	var out bytes.Buffer
-	ok, err := run(ctx, options{duration: 45 * time.Second, seed: 1, replicas: 3, users: 6, drain: 60 * time.Second}, &out)
+	ok, err := run(ctx, options{duration: 30 * time.Second, seed: 1, replicas: 3, users: 4, drain: 60 * time.Second}, &out)
 	t.Log(out.String())
 	if err != nil {
 		t.Fatal(err)
