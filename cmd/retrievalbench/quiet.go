@@ -2,11 +2,9 @@ package main
 
 import (
 	"context"
-	"errors"
-	"os"
-	"strconv"
-	"strings"
 	"time"
+
+	"concierge/internal/procstat"
 )
 
 // waitQuiet waits, up to limit, until the rest of the machine uses less
@@ -18,7 +16,7 @@ func waitQuiet(ctx context.Context, limit time.Duration, logf func(string, ...an
 	}
 	deadline := time.Now().Add(limit)
 	for first := true; ; first = false {
-		a, err := busyCPU()
+		a, err := procstat.MachineBusy()
 		if err != nil {
 			return
 		}
@@ -27,7 +25,7 @@ func waitQuiet(ctx context.Context, limit time.Duration, logf func(string, ...an
 			return
 		case <-time.After(time.Second):
 		}
-		b, err := busyCPU()
+		b, err := procstat.MachineBusy()
 		if err != nil {
 			return
 		}
@@ -47,61 +45,6 @@ func waitQuiet(ctx context.Context, limit time.Duration, logf func(string, ...an
 	}
 }
 
-// busyCPU is the CPU time all processors have spent not idle, from the
-// first line of /proc/stat (user nice system idle iowait irq softirq steal,
-// in clock ticks of 1/100 s).
-func busyCPU() (time.Duration, error) {
-	b, err := os.ReadFile("/proc/stat")
-	if err != nil {
-		return 0, err
-	}
-	line, _, _ := strings.Cut(string(b), "\n")
-	f := strings.Fields(line)
-	if len(f) < 9 || f[0] != "cpu" {
-		return 0, errors.New("unexpected /proc/stat")
-	}
-	var busy int64
-	for i, v := range f[1:9] {
-		if i == 3 || i == 4 { // idle, iowait
-			continue
-		}
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil {
-			return 0, err
-		}
-		busy += n
-	}
-	return time.Duration(busy) * 10 * time.Millisecond, nil
-}
-
-// selfCPU is the CPU time this process has used (utime + stime of
-// /proc/self/stat, in ticks of 1/100 s).
-func selfCPU() (time.Duration, error) {
-	b, err := os.ReadFile("/proc/self/stat")
-	if err != nil {
-		return 0, err
-	}
-	// The command name (field 2) may contain spaces; fields count from the
-	// closing parenthesis.
-	i := strings.LastIndexByte(string(b), ')')
-	if i < 0 {
-		return 0, errors.New("unexpected /proc/self/stat")
-	}
-	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 13 {
-		return 0, errors.New("unexpected /proc/self/stat")
-	}
-	var ticks int64
-	for _, v := range f[11:13] { // utime, stime: fields 14 and 15
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil {
-			return 0, err
-		}
-		ticks += n
-	}
-	return time.Duration(ticks) * 10 * time.Millisecond, nil
-}
-
 // cpuMeter tells how many cores this process and everything else used
 // over a stretch of time.
 type cpuMeter struct {
@@ -110,15 +53,15 @@ type cpuMeter struct {
 }
 
 func startCPU() cpuMeter {
-	busy, _ := busyCPU()
-	self, _ := selfCPU()
+	busy, _ := procstat.MachineBusy()
+	self, _ := procstat.Self()
 	return cpuMeter{start: time.Now(), busy: busy, self: self}
 }
 
 // stop returns the cores used by this process and by all others.
 func (m cpuMeter) stop() (self, others float64) {
-	busy, err1 := busyCPU()
-	me, err2 := selfCPU()
+	busy, err1 := procstat.MachineBusy()
+	me, err2 := procstat.Self()
 	wall := time.Since(m.start).Seconds()
 	if err1 != nil || err2 != nil || wall <= 0 {
 		return 0, 0

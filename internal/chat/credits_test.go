@@ -182,24 +182,16 @@ func TestExtractiveReplyIsOneWrite(t *testing.T) {
 		if r, _ := w.chat(t, "How long does delivery inside India take?", rep.SessionID); r.Status != 200 {
 			t.Fatalf("follow-up: %d %s", r.Status, r.Body)
 		}
-		ctx := context.Background()
-		count := func(query string, args ...any) int64 {
-			var n int64
-			if err := store.Get(ctx, w.a.DB.Reader(), &n, query, args...); err != nil {
-				t.Fatal(err)
-			}
-			return n
-		}
-		if n := count(`SELECT COUNT(*) FROM jobs WHERE kind = 'chat.settle'`); n != 0 {
+		if n := w.count(t, `SELECT COUNT(*) FROM jobs WHERE kind = 'chat.settle'`); n != 0 {
 			t.Errorf("%d settle jobs, want none", n)
 		}
-		if n := count(`SELECT messages FROM chat_sessions WHERE public_id = ?`, rep.SessionID); n != 4 {
+		if n := w.count(t, `SELECT messages FROM chat_sessions WHERE public_id = ?`, rep.SessionID); n != 4 {
 			t.Errorf("session counts %d messages, want 4", n)
 		}
-		if n := count(`SELECT COUNT(*) FROM chat_messages WHERE status <> 'completed'`); n != 0 {
+		if n := w.count(t, `SELECT COUNT(*) FROM chat_messages WHERE status <> 'completed'`); n != 0 {
 			t.Errorf("%d messages not completed", n)
 		}
-		if n := count(`SELECT COUNT(*) FROM events WHERE workspace_id = ? AND type = 'conversation.started'`, w.ws); n != 1 {
+		if n := w.count(t, `SELECT COUNT(*) FROM events WHERE workspace_id = ? AND type = 'conversation.started'`, w.ws); n != 1 {
 			t.Errorf("%d conversation.started events, want 1", n)
 		}
 		if d, r, c := w.ledger(t); d != 2 || r != 0 || c != 2 {
@@ -345,18 +337,10 @@ func TestSettleJobRefundsAnAbandonedReply(t *testing.T) {
 		s := &stalled{release: make(chan struct{})}
 		w := newWorld(t, e, testkit.WithOptions(func(o *app.Options) { o.Answerer = s }))
 		w.setBalance(t, 10)
-		ctx := context.Background()
-		count := func(query string, args ...any) int64 {
-			var n int64
-			if err := store.Get(ctx, w.a.DB.Reader(), &n, query, args...); err != nil {
-				t.Fatal(err)
-			}
-			return n
-		}
 		waitFor := func(what, query string) {
 			t.Helper()
 			deadline := time.Now().Add(20 * time.Second)
-			for count(query) == 0 {
+			for w.count(t, query) == 0 {
 				if time.Now().After(deadline) {
 					t.Fatalf("gave up waiting for %s", what)
 				}
@@ -368,7 +352,7 @@ func TestSettleJobRefundsAnAbandonedReply(t *testing.T) {
 			done <- w.a.Do(t, "POST", "/chat", map[string]any{"message": "How long does delivery take?"}, "X-Bot-Key", w.botKey)
 		}()
 		waitFor("the reservation", `SELECT COUNT(*) FROM chat_messages WHERE role = 'assistant' AND status = 'pending'`)
-		if n := count(`SELECT COUNT(*) FROM jobs WHERE kind = 'chat.settle' AND status = 'queued'`); n != 1 {
+		if n := w.count(t, `SELECT COUNT(*) FROM jobs WHERE kind = 'chat.settle' AND status = 'queued'`); n != 1 {
 			t.Fatalf("%d settle jobs queued, want 1", n)
 		}
 		if bal := w.balance(t); bal != 9 {
@@ -376,7 +360,7 @@ func TestSettleJobRefundsAnAbandonedReply(t *testing.T) {
 		}
 		w.a.Clock.Advance(11 * time.Minute) // past SettleAfter (10 minutes)
 		waitFor("the settle job", `SELECT COUNT(*) FROM jobs WHERE kind = 'chat.settle' AND status = 'succeeded'`)
-		if n := count(`SELECT COUNT(*) FROM chat_messages WHERE role = 'assistant' AND status = 'failed'`); n != 1 {
+		if n := w.count(t, `SELECT COUNT(*) FROM chat_messages WHERE role = 'assistant' AND status = 'failed'`); n != 1 {
 			t.Fatalf("%d failed replies after the settle job, want 1", n)
 		}
 		if bal := w.balance(t); bal != 10 {
@@ -394,11 +378,21 @@ func TestSettleJobRefundsAnAbandonedReply(t *testing.T) {
 		if r, rep := w.chat(t, "Where do orders ship from?", ""); r.Status != 200 || rep.SessionID == "" {
 			t.Fatalf("chat: %d %s", r.Status, r.Body)
 		}
-		if n := count(`SELECT COUNT(*) FROM jobs WHERE kind = 'chat.settle' AND status = 'queued'`); n != 0 {
+		if n := w.count(t, `SELECT COUNT(*) FROM jobs WHERE kind = 'chat.settle' AND status = 'queued'`); n != 0 {
 			t.Fatalf("%d settle jobs left queued after a completed reply, want 0", n)
 		}
 		if bal := w.balance(t); bal != 9 {
 			t.Fatalf("balance %d after one delivered reply, want 9", bal)
 		}
 	})
+}
+
+// count runs a COUNT query (or any single-integer query) on the world's database.
+func (w *world) count(t *testing.T, query string, args ...any) int64 {
+	t.Helper()
+	var n int64
+	if err := store.Get(context.Background(), w.a.DB.Reader(), &n, query, args...); err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
