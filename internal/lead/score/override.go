@@ -482,6 +482,12 @@ func disqualified(a *analysis) (rule, reason string, ev []Evidence, ok bool) {
 		// written next to the instruction were written for it.
 		return "injection", "The visitor tried to instruct the bot or the scorer: unqualified, whatever buying words came with it.", quotes(by[fInjection]), true
 	}
+	if rule, ev, ok := serviceOnly(a, by); ok {
+		if rule == "spam" {
+			return rule, "The visitor's only business is a vendor pitch, and nothing they said outside it shows a need to buy: unqualified.", ev, true
+		}
+		return rule, "The visitor came about something already bought (an order, a fault, an invoice), and nothing they said outside it shows a need to buy: unqualified (route to support).", ev, true
+	}
 	// Routed: how the bot handled the request is structural evidence of
 	// what the visitor came for, whatever business words they used
 	// (routing.go). Handed to support or claims: an existing customer.
@@ -586,4 +592,86 @@ func longestSentence(t *turnText) (string, int, bool) {
 		}
 	}
 	return longest, t.index, longest != ""
+}
+
+// serviceOnly is the single-hint version of the support and vendor rules:
+// one sentence about an order, a fault or a vendor pitch is not enough for
+// those rules, but when nothing the visitor said outside such sentences
+// shows a purchase of their own (a need, a problem to solve, a request to
+// buy or an evaluation), the conversation was about that sentence, and the
+// money, titles and dates around it belong to it ("I'm the purchasing
+// manager and need the corrected invoice by the end of the month"; "I paid
+// 7,000 € for this and now it doesn't work, fix it urgently").
+//
+// Scope: evidence in a sentence that holds a fault or a pitch is read with
+// it, unless the sentence also asks a price or weighs the offering (a
+// buyer's sentence with a misread hint). After such a sentence, a bare
+// need ("I need it corrected by Friday", "necesito que venga alguien hoy")
+// is the fault's too; a need that says who the visitor is or what they
+// would buy (their business, size, volume, requirements) is not. A sentence
+// that only says "we are customers" taints nothing, so an existing
+// customer who asks for more is still a buyer.
+func serviceOnly(a *analysis, by [nFacets][]finding) (string, []Evidence, bool) {
+	type sentence struct {
+		turn  int
+		quote string
+	}
+	context := map[sentence]bool{} // sentences that say who the visitor is or what they would buy
+	buyerSentence := map[sentence]bool{}
+	for _, f := range a.findings {
+		if f.deny {
+			continue
+		}
+		k := sentence{f.turn, f.quote}
+		switch {
+		case f.f == fFit && f.level >= 55, f.f == fSize, f.f == fMetrics && f.level >= 65, f.f == fCriteria && f.level >= 55:
+			context[k] = true
+		case f.f == fEval && f.level >= 45, f.f == fIntent && f.level >= 40 && f.reading == "asks the price":
+			buyerSentence[k] = true
+		}
+	}
+	tainted := map[sentence]bool{}
+	firstTaint := -1
+	for _, f := range append(append([]finding{}, by[fProblem]...), by[fSpamWeak]...) {
+		k := sentence{f.turn, f.quote}
+		if buyerSentence[k] {
+			continue
+		}
+		tainted[k] = true
+		if firstTaint < 0 || f.order < firstTaint {
+			firstTaint = f.order
+		}
+	}
+	if len(tainted) == 0 && len(by[fSupport]) == 0 {
+		return "", nil, false
+	}
+	for _, f := range a.findings {
+		k := sentence{f.turn, f.quote}
+		if f.deny || f.offScope || tainted[k] {
+			continue
+		}
+		switch {
+		case (f.f == fNeed || f.f == fPain) && f.level >= 60:
+			if firstTaint >= 0 && f.order > firstTaint && !context[k] {
+				continue // a bare need after the fault is the fault's
+			}
+			return "", nil, false
+		case f.f == fIntent && f.level >= 75 && f.reading != "asks to be contacted",
+			f.f == fEval && f.level >= 45,
+			f.f == fProcess && f.level >= 60:
+			return "", nil, false
+		}
+	}
+	var ev []Evidence
+	for _, fs := range [][]finding{by[fSpamWeak], by[fSupport], by[fProblem]} {
+		for _, f := range fs {
+			if len(ev) < 3 {
+				ev = append(ev, quoteEvidence(f))
+			}
+		}
+	}
+	if len(by[fSpamWeak]) > 0 {
+		return "spam", ev, true
+	}
+	return "existing_customer", ev, true
 }

@@ -181,6 +181,12 @@ func thresholds(q bot.Qualification) bot.Thresholds {
 
 // Score qualifies one conversation with the bot's qualification settings.
 func Score(q bot.Qualification, in Input) Result {
+	res, _ := scoreRules(q, in)
+	return res
+}
+
+// scoreRules is the rule-based result and the analysis behind it.
+func scoreRules(q bot.Qualification, in Input) (Result, *analysis) {
 	specs := dimensions(q)
 	th := thresholds(q)
 	a := analyse(in)
@@ -196,7 +202,7 @@ func Score(q bot.Qualification, in Input) Result {
 	res.Tier = TierFor(res.Score, th)
 	applyOverrides(&res, a, in.Signals, th)
 	res.Summary = summarise(&res)
-	return res
+	return res, a
 }
 
 func clamp(v, lo, hi int) int {
