@@ -41,3 +41,64 @@ func TestServiceOnly(t *testing.T) {
 		checkQuotes(t, c.conv[:20], tr, r)
 	}
 }
+
+// TestBotPointsToJobs: a bot that sends the visitor to apply (its careers
+// page, its CV inbox) was talking to an applicant, in any language; "I can
+// start Monday" is then about the job. A bot that merely names hiring, or
+// a parking space, sends nobody anywhere.
+func TestBotPointsToJobs(t *testing.T) {
+	cases := []struct{ want, conv string }{
+		{"unqualified", "V: hi, I do bookkeeping, 6 years experience, need something full time|B: Thanks! Please apply through our careers page.|V: ok I can start next week, what is the salary?"},
+		{"unqualified", "V: Hola, soy cocinero y busco algo para este verano|B: ¡Gracias! Puedes enviar tu CV a través de nuestra página de empleo.|V: vale, ¿cuánto se paga por hora?"},
+		{"unqualified", "V: Bonjour, je suis infirmière, vous avez des postes ?|B: Merci ! Postulez via notre page emplois, l'équipe RH vous répondra.|V: d'accord, je peux commencer lundi"},
+		{"unqualified", "V: Hallo, ich bin Mechatroniker und suche eine neue Stelle|B: Danke! Bewerben Sie sich gern über unsere Karriereseite.|V: Ok, ich könnte ab Montag anfangen."},
+		{"sql", "V: We're a 60-person logistics firm and need to hire 10 drivers this month, budget 8k.|B: We help companies with hiring: send us the job descriptions and we'll start today.|V: Great, I'm the HR director, please send a quote."},
+	}
+	for _, c := range cases {
+		tr := convo(c.conv)
+		r := Score(qual("bant"), Input{Transcript: tr})
+		if r.Tier != c.want {
+			t.Errorf("%.60s: %s, want %s: %s", c.conv, r.Tier, c.want, r.Summary)
+		}
+		checkQuotes(t, c.conv[:20], tr, r)
+	}
+	for _, s := range []string{
+		"Pode enviar pelo e-mail da página Trabalhe Conosco.",
+		"You can see open positions and apply on our careers page.",
+	} {
+		if botRoutes(s, "en")&routeJobs == 0 {
+			t.Errorf("%q: not read as pointing to jobs", s)
+		}
+	}
+	for _, s := range []string{
+		"É um apartamento de 68 m², com vaga, por R$ 890 mil.",
+		"We help companies with hiring and payroll.",
+		"Send me your requirements and I'll prepare a quote.",
+	} {
+		if botRoutes(s, "en")&routeJobs != 0 {
+			t.Errorf("%q: read as pointing to jobs", s)
+		}
+	}
+}
+
+// TestWantsItPutRight: wanting "it" fixed, solved or corrected is a
+// service request about something already bought, in every language.
+func TestWantsItPutRight(t *testing.T) {
+	for _, s := range []string{
+		"I need it fixed by Friday",
+		"lo necesito solucionado ya",
+		"preciso disso resolvido hoje",
+		"ich brauche das heute behoben",
+		"jaldi theek karo please",
+	} {
+		a := read("", s)
+		if facetDim(a, fProblem).Score == 0 || facetDim(a, fSupport).Score == 0 {
+			t.Errorf("%q: not read as a request to put something right", s)
+		}
+	}
+	for _, s := range []string{"we need a tool that fixes our scheduling", "necesitamos solucionar las reservas de la clínica"} {
+		if a := read("", s); facetDim(a, fSupport).Score > 0 {
+			t.Errorf("%q: read as a service request", s)
+		}
+	}
+}

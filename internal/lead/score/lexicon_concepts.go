@@ -55,6 +55,15 @@ var conceptRules = []rule{
 	// it is a support request (override.go).
 	r("existing customer", "{my|our|mi|mis|nuestro|nuestra|meu|minha|nosso|nossa|mon|ma|mes|notre|nos|mein|meine|meinen|meiner|unser|unsere|unseren|mera|meri|mere|hamara|hamari|humara|humari} {order|orders|pedido|encomenda|commande|bestellung|lieferung|sendung|paket|colis|parcel|package|delivery|envio|entrega|livraison|policy|poliza|apolice|police|versicherung|vertrag|contrato|contrat|claim|siniestro|sinistro|sinistre|schadensfall|invoice|factura|fatura|facture|rechnung|bill|refund|reembolso|remboursement|erstattung|ticket|reclamacion|reclamacao|reclamation|reklamation|garantia|garantie|warranty}", o(fSupport, 100)),
 
+	// Wanting something one has put right, every language: a need whose
+	// object is a repair of "it" ("lo necesito solucionado ya", "preciso
+	// disso resolvido hoje", "I need it fixed by Friday", "ich brauche das
+	// heute behoben") is a service request about something already
+	// bought, not a purchase.
+	r("wants it put right", "{need|needs|want|necesito|necesitamos|quiero|queremos|preciso|precisamos|quero|queremos|brauche|brauchen|will|faut|veux|voudrais} .. {it|this|that|lo|la|esto|eso|isso|disso|isto|das|es|le|ca} .. "+putRight, o(fSupport, 100), o(fProblem, 100)),
+	r("wants it put right", "{lo|la|le} {necesito|necesitamos|quiero|queremos|quero|queremos|veux|voudrais} .. "+putRight, o(fSupport, 100), o(fProblem, 100)),
+	r("wants it put right", "{theek|thik|sahi} {karo|kar do|kijiye|karwa do|karwao|hona chahiye|chahiye}", o(fSupport, 100), o(fProblem, 100)),
+
 	// A business of the same kind as this one, named as a rival: "une
 	// agence concurrente", "somos una empresa de la competencia".
 	r("competitor", "{agence|entreprise|societe|boite|empresa|agencia|firma|agentur|unternehmen|company|agency|business|firm} {concurrente|concurrent|competidora|de la competencia|concorrente|da concorrencia|konkurrierende|der konkurrenz|competitor|competing|rival}", o(fCompetitor, 100)),
@@ -72,6 +81,9 @@ var conceptRules = []rule{
 	// Madeira", "torn between the two").
 	r("compares options", "{estamos entre|estoy entre|dudamos entre|hesitamos entre|on hesite entre|nous hesitons entre|schwanken zwischen|torn between|deciding between|choosing between}", o(fEval, 60), o(fNeed, 50)),
 }
+
+// putRight are the participles of a repair: fixed, solved, corrected.
+const putRight = "{fixed|sorted|resolved|corrected|repaired|solucionado|solucionada|resuelto|resuelta|arreglado|arreglada|corregido|corregida|resolvido|resolvida|consertado|consertada|corrigido|corrigida|arrumado|regle|reglee|resolu|repare|corrige|gelost|behoben|repariert|korrigiert|erledigt}"
 
 // pendingWords make an approval a condition still to be met ("the budget
 // has to be approved", "tengo que pedir aprobación", "das Budget muss

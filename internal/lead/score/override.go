@@ -511,6 +511,11 @@ func disqualified(a *analysis) (rule, reason string, ev []Evidence, ok bool) {
 		return "competitor", "The visitor asked for internal or other customers' information the bot would not share: fishing, not buying: unqualified.", append(routedEv, quotes(by[fFishing], by[fCompetitor])...), true
 	case routed&routeVendor != 0 && !evaluatingNow:
 		return "spam", "The bot sent the visitor to its vendor or partnership inbox: they are selling to the business, not buying: unqualified.", append(routedEv, quotes(by[fSpamWeak])...), true
+	case routed&routeJobs != 0 && !strongIntent(a):
+		// The bot read the visitor as an applicant and sent them to its
+		// hiring process; "I can start Monday" and "how much do you pay"
+		// are about the job.
+		return "job_seeker", "The bot sent the visitor to its careers page or hiring process: looking for work, not buying: unqualified.", append(routedEv, quotes(by[fJob])...), true
 	case routed&routeSupport != 0 && !evaluatingNow:
 		return "existing_customer", "The bot handed the visitor's request to its support or claims team: an existing customer's service request, not a purchase: unqualified (route to support).", append(routedEv, quotes(by[fSupport], by[fProblem])...), true
 	}
@@ -572,9 +577,22 @@ var courseworkWords = setOfWords([]string{"project", "assignment", "research", "
 	"these", "stage", "devoir", "projekt", "bachelorarbeit", "masterarbeit", "hausarbeit", "praktikum", "studienarbeit",
 	"expose", "rapport", "referat", "fragebogen", "umfrage", "informe", "exposicion", "questionnaire", "survey", "encuesta", "pesquisa"})
 
+// strongIntent: a concrete request to buy, book or sign (not "call me
+// back").
+func strongIntent(a *analysis) bool {
+	for _, f := range a.findings {
+		if f.f == fIntent && !f.deny && f.level >= 75 && f.reading != "asks to be contacted" {
+			return true
+		}
+	}
+	return false
+}
+
 // routeReading says what the bot did, for the evidence's reading.
 func routeReading(k route) string {
 	switch {
+	case k&routeJobs != 0:
+		return "sent to its careers page"
 	case k&routeRefuse != 0:
 		return "refused to share"
 	case k&routeVendor != 0:

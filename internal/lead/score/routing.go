@@ -19,6 +19,7 @@ const (
 	routeRefuse                    // refused to share internal or private data
 	routeVendor                    // sent to the vendor or partnership inbox
 	routeAsksRef                   // asked for the reference of an order, policy, claim or contract
+	routeJobs                      // pointed the visitor to its careers page or hiring process
 )
 
 // routeMark is a routing bot turn and the visitor turn it answered.
@@ -87,6 +88,26 @@ var (
 		"informationen", "daten", "angaben", "zahlen", "kontaktdaten", "adressen", "konfiguration",
 		"jaankari", "jankari",
 	})
+	// Where a business sends applicants: its careers page, its openings,
+	// its hiring process ("apply on our careers page", "las vacantes están
+	// en /empleo", "envie pelo Trabalhe Conosco", "postulez via notre page
+	// emplois", "bewerben Sie sich über unsere Karriereseite").
+	jobWords = setOfWords([]string{
+		"careers", "vacancies", "resume", "cv",
+		"vacantes", "vacante", "empleo", "empleos", "curriculum",
+		"curriculo", "seletivo", "trabalhe",
+		"emploi", "emplois", "candidature", "candidatures",
+		"karriere", "karriereseite", "stellenangebote", "stellenanzeigen", "bewerbung", "bewerbungen", "lebenslauf", "jobportal",
+		"naukri",
+	})
+	// Verbs that send an applicant there: apply, send, submit.
+	applyVerbs = setOfWords([]string{
+		"apply", "submit", "send", "upload", "see",
+		"postular", "postulate", "postula", "aplicar", "aplica", "enviar", "envia", "envie", "envies", "manda", "mandar", "mande", "candidatar", "candidate", "cadastrar",
+		"postulez", "postuler", "envoyez", "envoyer", "deposer", "deposez",
+		"bewerben", "senden", "schicken", "hochladen",
+		"bhejo", "bhejiye", "bhej",
+	})
 	refusalNegators = setOfWords([]string{"not", "no", "cannot", "nao", "pas", "nicht", "keine", "nahi", "nunca", "never", "ne"})
 	// Inboxes for people who sell to the business.
 	vendorWords = setOfWords([]string{
@@ -133,8 +154,25 @@ func botRoutes(text, lang string) route {
 		if asksReference(toks, lo, hi) {
 			r |= routeAsksRef
 		}
+		if pointsToJobs(toks, lo, hi) {
+			r |= routeJobs
+		}
 	}
 	return r
+}
+
+// pointsToJobs: the sentence sends the visitor to apply ("you can see open
+// positions and apply on our careers page", "puedes enviar tu CV por
+// ahí", "pode enviar pelo Trabalhe Conosco"): a careers word and a verb
+// of applying or sending.
+func pointsToJobs(toks []token, lo, hi int) bool {
+	job, verb := false, false
+	for i := lo; i < hi; i++ {
+		n := toks[i].norm
+		job = job || jobWords[n] || (n == "job" && i+1 < hi && toks[i+1].norm == "listings")
+		verb = verb || applyVerbs[n]
+	}
+	return job && verb
 }
 
 func isTeamPair(a, b string) bool {
