@@ -102,3 +102,22 @@ func TestWantsItPutRight(t *testing.T) {
 		}
 	}
 }
+
+// TestRequestStatesTheNeed: a concrete request to book or buy, or a quote
+// asked for a near date, states the need by itself: it is sql without the
+// word "need", and the no-stated-need cap does not apply.
+func TestRequestStatesTheNeed(t *testing.T) {
+	cases := []struct{ want, conv string }{
+		{"sql", "V: we own the house and want a price for a new boiler|B: Happy to help! We can come and measure.|V: can someone come next week and give us a quote?"},
+		{"sql", "V: Hallo, wir ziehen am Freitag um, 2 Zimmer|B: Gern! Wir liegen bei ca. 900 €.|V: Bitte einen verbindlichen Kostenvoranschlag, wir wollen diese Woche buchen."},
+		{"mql", "V: hi, we're a 30-person agency looking at chat tools|B: Great! What would you like to know?|V: could you call me next week?"},
+	}
+	for _, c := range cases {
+		tr := convo(c.conv)
+		r := Score(qual("bant"), Input{Transcript: tr})
+		if r.Tier != c.want {
+			t.Errorf("%.60s: %s, want %s: %s", c.conv, r.Tier, c.want, r.Summary)
+		}
+		checkQuotes(t, c.conv[:20], tr, r)
+	}
+}

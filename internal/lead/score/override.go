@@ -26,7 +26,9 @@ import (
 //  2. Buying signals: a stated need, authority or a budget, and a near-term
 //     date or a request to buy, meet or get a quote make the lead at least
 //     sql, the way a sales team defines it, even where the weighted sum
-//     spreads the evidence thin.
+//     spreads the evidence thin. A booking, or a quote asked for a near
+//     date, stands for the need and the authority of a visitor buying for
+//     themselves.
 //  3. Evaluating: a visitor evaluating the offering (comparing vendors,
 //     asking for a trial or pilot, asking what a plan includes, whether it
 //     integrates, what it costs, or asking for a demo) who also says who
@@ -44,7 +46,8 @@ import (
 //     budget yet" does not trigger it; that visitor may still be worth a
 //     call.
 //  6. No stated need: without any positive need or pain (or at least a
-//     sizeable workload such as "900 emails a week"), the lead is at most
+//     sizeable workload such as "900 emails a week", or a concrete request
+//     to book or buy, which states the need by itself), the lead is at most
 //     mql; budget, authority and timeline without a problem to solve give
 //     sales nothing to sell into.
 //  7. Engaged: a visitor who engaged with the offering at all (asked a
@@ -106,7 +109,7 @@ func applyOverrides(r *Result, a *analysis, sig Signals, th bot.Thresholds) {
 	if f, ok := freePlanOnly(a); ok && r.Score >= th.MQL {
 		set("free_plan", "The visitor's latest word on money is that they want the free plan, so at most nurture (a product-led sign-up, not a sales lead yet).", th.MQL-1, []Evidence{quoteEvidence(f)})
 	}
-	if bestNeed < 0 && r.Score >= th.SQL && !quantifiedWorkload(a) {
+	if bestNeed < 0 && r.Score >= th.SQL && !quantifiedWorkload(a) && !strongIntent(a) {
 		set("no_stated_need", "No need or problem was stated, so at most mql.", th.SQL-1, nil)
 	}
 	if r.Score < th.Nurture {
@@ -217,7 +220,7 @@ func buyingSignals(a *analysis) ([]Evidence, bool) {
 	// A concrete request to book, visit, reserve or buy (level 75 or
 	// more) states the need by itself: nobody reserves a wedding venue or
 	// books a consultation they have no use for.
-	requested := fb.level(fIntent) >= 75
+	requested := fb.level(fIntent) >= 75 || quoteSoon(a, &fb)
 	if need < 60 && !(fb.level(fEval) >= 55 && fit(&fb)) && !requested {
 		return nil, false
 	}
@@ -238,7 +241,7 @@ func buyingSignals(a *analysis) ([]Evidence, bool) {
 		ev = append(ev, authEv)
 	case budget >= 70:
 		ev = append(ev, budgetEv)
-	case soon && fb.level(fIntent) >= 75:
+	case soon && requested:
 		// A concrete request (book, visit, quote, pay) for a near date:
 		// the visitor is buying for themselves.
 		ev = append(ev, quoteEvidence(fb.best[fIntent]))
@@ -264,6 +267,22 @@ func buyingSignals(a *analysis) ([]Evidence, bool) {
 		}
 	}
 	return append([]Evidence{quoteEvidence(fb.best[needF])}, ev...), true
+}
+
+// quoteSoon: a request for a quote or an estimate (not "call me") with a
+// near date: "can someone come out next week and give us a quote", "einen
+// verbindlichen Kostenvoranschlag, wir wollen diese Woche buchen". Like a
+// booking, it states the need by itself.
+func quoteSoon(a *analysis, fb *facetBest) bool {
+	if fb.level(fTimeline) < 80 || fb.farOff() {
+		return false
+	}
+	for _, f := range a.findings {
+		if f.f == fIntent && !f.deny && f.level >= 70 && f.reading != "asks to be contacted" {
+			return true
+		}
+	}
+	return false
 }
 
 // fit: the visitor said who they are or what their workload is.
