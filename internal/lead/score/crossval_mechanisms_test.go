@@ -121,3 +121,42 @@ func TestRequestStatesTheNeed(t *testing.T) {
 		checkQuotes(t, c.conv[:20], tr, r)
 	}
 }
+
+// TestBotConfirmsBooking: a booking the bot confirms is sql, quoted from
+// the visitor's turn; a question, a condition, "fully booked" or "reserved
+// for patients" books nobody.
+func TestBotConfirmsBooking(t *testing.T) {
+	cases := []struct{ want, conv string }{
+		{"sql", "V: hi my cat is sneezing a lot|B: Poor thing! We have Friday at 10 or 4.|V: 4pm please, it's Luna, owner Kim Park|B: Luna is booked for Friday at 4pm!"},
+		{"sql", "V: Hallo, ich brauche einen Termin zur Zahnreinigung|B: Gern, Donnerstag 9 Uhr?|V: passt, Eva Roth|B: Danke, Sie sind für Donnerstag 9 Uhr eingetragen."},
+		{"sql", "V: hola, quiero apuntarme al gimnasio|B: ¡Genial! La cuota es 35 € al mes.|V: vale, me apunto, Marta Gil|B: ¡Listo, Marta! Nos vemos mañana."},
+	}
+	for _, c := range cases {
+		tr := convo(c.conv)
+		r := Score(qual("bant"), Input{Transcript: tr})
+		if r.Tier != c.want {
+			t.Errorf("%.60s: %s, want %s: %s", c.conv, r.Tier, c.want, r.Summary)
+		}
+		checkQuotes(t, c.conv[:20], tr, r)
+	}
+	for _, s := range []string{"Would you like me to get you booked?", "We're fully booked on Saturday.", "Ce canal est réservé aux patients du cabinet.",
+		"Cuando llegue, te esperamos para su primera revisión.", "Once you're booked you'll get an e-mail."} {
+		if botRoutes(s, "en")&routeBooked != 0 {
+			t.Errorf("%q: read as a confirmed booking", s)
+		}
+	}
+}
+
+// TestApplicantWhoBuysLater: an applicant sent to the careers page stays
+// unqualified for "I could start right away", but a visitor who then asks
+// to book a service is a customer.
+func TestApplicantWhoBuysLater(t *testing.T) {
+	tr := convo("V: hola, soy electricista, ¿necesitáis gente? podría empezar ya|B: Gracias, puedes enviar tu CV desde nuestra página de empleo.|V: vale, gracias")
+	if r := Score(qual("bant"), Input{Transcript: tr}); r.Tier != TierUnqualified {
+		t.Errorf("applicant: %s: %s", r.Tier, r.Summary)
+	}
+	tr = convo("V: hola, soy electricista, ¿necesitáis gente?|B: Gracias, puedes enviar tu CV desde nuestra página de empleo.|V: vale. Por cierto, quiero reservar una visita para poner placas en mi casa esta semana")
+	if r := Score(qual("bant"), Input{Transcript: tr}); r.Tier == TierUnqualified {
+		t.Errorf("applicant who books: %s: %s", r.Tier, r.Summary)
+	}
+}

@@ -77,6 +77,7 @@ func applyOverrides(r *Result, a *analysis, sig Signals, th bot.Thresholds) {
 		r.Overrides = append(r.Overrides, Override{Rule: rule, From: from, Tier: r.Tier, Reason: reason, Evidence: ev})
 		return
 	}
+	bookedEv, _ := bookedByBot(a)
 	if ev, ok := buyingSignals(a); ok && r.Score < th.SQL {
 		set(RuleBuyingSignals, "A stated need, authority or a budget, and a near-term date or a request to buy, meet or get a quote: at least sql.", th.SQL, ev)
 	}
@@ -109,7 +110,7 @@ func applyOverrides(r *Result, a *analysis, sig Signals, th bot.Thresholds) {
 	if f, ok := freePlanOnly(a); ok && r.Score >= th.MQL {
 		set("free_plan", "The visitor's latest word on money is that they want the free plan, so at most nurture (a product-led sign-up, not a sales lead yet).", th.MQL-1, []Evidence{quoteEvidence(f)})
 	}
-	if bestNeed < 0 && r.Score >= th.SQL && !quantifiedWorkload(a) && !strongIntent(a) {
+	if bestNeed < 0 && r.Score >= th.SQL && !quantifiedWorkload(a) && !strongIntent(a) && len(bookedEv) == 0 {
 		set("no_stated_need", "No need or problem was stated, so at most mql.", th.SQL-1, nil)
 	}
 	if r.Score < th.Nurture {
@@ -215,6 +216,9 @@ func (fb *facetBest) yearAway() bool {
 // Authority, budget and timeline are read as their dimensions would be:
 // "my boss approves" caps authority, and a later denial wins.
 func buyingSignals(a *analysis) ([]Evidence, bool) {
+	if ev, ok := bookedByBot(a); ok {
+		return ev, true
+	}
 	fb := bestOf(a)
 	need := max(fb.level(fNeed), fb.level(fPain))
 	// A concrete request to book, visit, reserve or buy (level 75 or
@@ -267,6 +271,23 @@ func buyingSignals(a *analysis) ([]Evidence, bool) {
 		}
 	}
 	return append([]Evidence{quoteEvidence(fb.best[needF])}, ev...), true
+}
+
+// bookedByBot: the bot confirmed a booking the visitor made ("you're
+// booked for Thursday at 5:15", "Sie sind für morgen 8:30 eingetragen"):
+// the visitor asked for the service and took a slot, which is what sql
+// means for a visitor buying for themselves. The evidence is the visitor
+// turn the bot confirmed, never the bot's words.
+func bookedByBot(a *analysis) ([]Evidence, bool) {
+	for _, m := range a.routes {
+		if m.kind&routeBooked == 0 {
+			continue
+		}
+		if q, turn, ok := longestSentence(a.turns[m.visit]); ok {
+			return []Evidence{{Quote: q, Source: SourceVisitor, Reading: "booked it: the bot confirmed the booking", Strength: 90, Turn: turn}}, true
+		}
+	}
+	return nil, false
 }
 
 // quoteSoon: a request for a quote or an estimate (not "call me") with a
@@ -515,6 +536,7 @@ func disqualified(a *analysis) (rule, reason string, ev []Evidence, ok bool) {
 	var routed route
 	var routedEv []Evidence
 	for _, m := range a.routes {
+		m.kind &^= routeBooked // a booking disqualifies nobody
 		if routed&m.kind == m.kind {
 			continue
 		}
@@ -530,7 +552,7 @@ func disqualified(a *analysis) (rule, reason string, ev []Evidence, ok bool) {
 		return "competitor", "The visitor asked for internal or other customers' information the bot would not share: fishing, not buying: unqualified.", append(routedEv, quotes(by[fFishing], by[fCompetitor])...), true
 	case routed&routeVendor != 0 && !evaluatingNow:
 		return "spam", "The bot sent the visitor to its vendor or partnership inbox: they are selling to the business, not buying: unqualified.", append(routedEv, quotes(by[fSpamWeak])...), true
-	case routed&routeJobs != 0 && !strongIntent(a):
+	case routed&routeJobs != 0 && !intentAfter(a, routeJobs):
 		// The bot read the visitor as an applicant and sent them to its
 		// hiring process; "I can start Monday" and "how much do you pay"
 		// are about the job.
@@ -595,6 +617,26 @@ var courseworkWords = setOfWords([]string{"project", "assignment", "research", "
 	"proyecto", "tesis", "tarea", "tfg", "tfm", "practicas", "projeto", "tese", "tcc", "trabalho", "estagio", "projet", "memoire",
 	"these", "stage", "devoir", "projekt", "bachelorarbeit", "masterarbeit", "hausarbeit", "praktikum", "studienarbeit",
 	"expose", "rapport", "referat", "fragebogen", "umfrage", "informe", "exposicion", "questionnaire", "survey", "encuesta", "pesquisa"})
+
+// intentAfter: a concrete request to buy, book or sign in a visitor turn
+// after the bot routed the visitor with kind k (an applicant sent to the
+// careers page who then books a service is a customer too; "I could start
+// right away" before it was about the job).
+func intentAfter(a *analysis, k route) bool {
+	first := -1
+	for _, m := range a.routes {
+		if m.kind&k != 0 {
+			first = a.turns[m.visit].index
+			break
+		}
+	}
+	for _, f := range a.findings {
+		if f.turn > first && f.f == fIntent && !f.deny && f.level >= 75 && f.reading != "asks to be contacted" {
+			return true
+		}
+	}
+	return false
+}
 
 // strongIntent: a concrete request to buy, book or sign (not "call me
 // back").

@@ -20,6 +20,7 @@ const (
 	routeVendor                    // sent to the vendor or partnership inbox
 	routeAsksRef                   // asked for the reference of an order, policy, claim or contract
 	routeJobs                      // pointed the visitor to its careers page or hiring process
+	routeBooked                    // confirmed a booking the visitor made ("you're booked for Friday at 9")
 )
 
 // routeMark is a routing bot turn and the visitor turn it answered.
@@ -157,6 +158,9 @@ func botRoutes(text, lang string) route {
 		if pointsToJobs(toks, lo, hi) {
 			r |= routeJobs
 		}
+		if confirmsBooking(toks, s.question, lo, hi) {
+			r |= routeBooked
+		}
 	}
 	return r
 }
@@ -173,6 +177,48 @@ func pointsToJobs(toks []token, lo, hi int) bool {
 		verb = verb || applyVerbs[n]
 	}
 	return job && verb
+}
+
+var (
+	// A booking made: "you're booked for 11am Saturday", "Sie sind für
+	// morgen 8:30 eingetragen", "te dejo agendada para el jueves".
+	bookedWords = setOfWords([]string{
+		"booked", "eingetragen", "gebucht", "reserviert", "vorgemerkt",
+		"reservado", "reservada", "agendado", "agendada", "marcado", "marcada", "apuntado", "apuntada",
+		"reserve", "reservee", "inscrit", "inscrite",
+	})
+	// "See you tomorrow": the visit is arranged.
+	seeYouPairs = [][2]string{{"see", "you"}, {"nos", "vemos"}, {"te", "esperamos"}, {"bis", "morgen"}, {"a", "demain"}, {"ate", "amanha"}}
+	// A sentence with one of these states a condition, not a booking
+	// ("once you're booked", "cuando llegue, te esperamos"); "fully
+	// booked" and "réservé aux patients" book nobody.
+	bookingBlockers = setOfWords([]string{"if", "once", "when", "cuando", "quando", "si", "se", "wenn", "sobald", "falls", "lorsque", "jab",
+		"fully", "completely", "aux", "pour", "not", "no", "nicht", "pas", "nao"})
+)
+
+// confirmsBooking: a statement by the bot that the visitor is booked,
+// reserved or expected ("Booked you for Saturday 10:30", "¡Nos vemos
+// mañana!"), not a question or a condition.
+func confirmsBooking(toks []token, question bool, lo, hi int) bool {
+	if question {
+		return false
+	}
+	found := false
+	for i := lo; i < hi; i++ {
+		n := toks[i].norm
+		if bookingBlockers[n] {
+			return false
+		}
+		if bookedWords[n] {
+			found = true
+		}
+		for _, p := range seeYouPairs {
+			if n == p[0] && i+1 < hi && toks[i+1].norm == p[1] {
+				found = true
+			}
+		}
+	}
+	return found
 }
 
 func isTeamPair(a, b string) bool {
