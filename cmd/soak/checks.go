@@ -38,10 +38,10 @@ func (iv *invariant) info(format string, a ...any) {
 
 // recurring job kinds schedule their next run whenever they run: never
 // terminal by design. Every other job is one-shot and must end.
-var recurring = []string{"lead.sweep", "billing.monthly_grants", "knowledge.recrawl_scheduler"}
+var recurring = []string{"lead.sweep", "billing.monthly_grants", "knowledge.recrawl_scheduler", "analytics.fold"}
 
 // oneShot is the SQL condition of one-shot jobs.
-const oneShot = `kind NOT IN ('lead.sweep', 'billing.monthly_grants', 'knowledge.recrawl_scheduler')`
+var oneShot = `kind NOT IN ('` + strings.Join(recurring, "', '") + `')`
 
 // drain waits until every one-shot job is terminal (due or not: the soak
 // compresses settle delays and hand-off timeouts to fall within it) and

@@ -16,6 +16,7 @@ import (
 	"concierge/internal/apperr"
 	"concierge/internal/billing"
 	"concierge/internal/clock"
+	"concierge/internal/jobs"
 	"concierge/internal/retrieval"
 	"concierge/internal/store"
 )
@@ -38,6 +39,11 @@ type Deps struct {
 	// Search, when set, shows beside each unanswered group the closest
 	// passage the knowledge base has.
 	Search Searcher
+	// Queue runs the job that folds closed days into the topic days.
+	Queue *jobs.Queue
+	// FoldLag is how long after a day ends it is folded (DefaultFoldLag
+	// when zero); longer than a reply can stay pending.
+	FoldLag time.Duration
 }
 
 // Service answers the analytics endpoints.
@@ -46,6 +52,8 @@ type Service struct {
 	billing Billing
 	clock   clock.Clock
 	search  Searcher
+	queue   *jobs.Queue
+	foldLag time.Duration
 }
 
 // New builds the service.
@@ -53,7 +61,10 @@ func New(d Deps) *Service {
 	if d.Clock == nil {
 		d.Clock = clock.Real{}
 	}
-	return &Service{db: d.DB, billing: d.Billing, clock: d.Clock, search: d.Search}
+	if d.FoldLag <= 0 {
+		d.FoldLag = DefaultFoldLag
+	}
+	return &Service{db: d.DB, billing: d.Billing, clock: d.Clock, search: d.Search, queue: d.Queue, foldLag: d.FoldLag}
 }
 
 // Query is what every report is asked with.

@@ -148,8 +148,8 @@ func (s *Service) quartersFrom() string {
 	) t GROUP BY bot_id, q`
 }
 
-// Rebuild recomputes every bot's quarters and topic days from the
-// messages and conversations: for data written straight into the tables (benchmarks,
+// Rebuild recomputes every bot's quarters and the topic days of every
+// closed day (see FoldTopicDays) from the messages and conversations: for data written straight into the tables (benchmarks,
 // fixtures), and to repair them should they ever drift.
 func (s *Service) Rebuild(ctx context.Context) error {
 	return s.db.Tx(ctx, func(tx *sqlx.Tx) error {
@@ -163,8 +163,13 @@ func (s *Service) Rebuild(ctx context.Context) error {
 		if _, err := store.Exec(ctx, tx, `DELETE FROM analytics_topic_days`); err != nil {
 			return err
 		}
-		_, err := store.Exec(ctx, tx, `INSERT INTO analytics_topic_days (bot_id, day, topic, questions, answered, last_at,
-			last_unanswered_at) `+s.topicDaysFrom())
+		// Every closed day folded at once.
+		until := s.closedDay()
+		if _, err := store.Exec(ctx, tx, `INSERT INTO analytics_topic_days (bot_id, day, topic, questions, answered, last_at,
+			last_unanswered_at) `+s.topicDaysFrom(), dayStart(until)); err != nil {
+			return err
+		}
+		_, err := store.Exec(ctx, tx, `UPDATE analytics_folds SET until_day = ? WHERE name = ?`, until, foldName)
 		return err
 	})
 }

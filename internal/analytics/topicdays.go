@@ -10,87 +10,10 @@ import (
 	"concierge/internal/store"
 )
 
-// TopicDelta is one question put to the bot (a visitor message with a
-// topic whose reply was asked for), counted once it has its reply: in
-// analytics_topic_days, by its bot, UTC day and topic.
-type TopicDelta struct {
-	BotID    int64
-	At       time.Time // the question's created_at
-	Topic    string
-	Answered bool
-}
-
 const daySeconds = 86400
 
 // dayOf is the UTC day of an instant, as the day expression computes it.
 func dayOf(t time.Time) int64 { return epochSlot(t, daySeconds) }
-
-// RecordTopics adds questions to their topics' days inside tx; like
-// Record, it comes last in the writer's transaction (rows in key order).
-// Questions without a topic ("" for messages older than topics) are not
-// grouped and not counted here.
-func RecordTopics(ctx context.Context, tx store.Q, qs ...TopicDelta) error {
-	type key struct {
-		bot, day int64
-		topic    string
-	}
-	type agg struct {
-		questions, answered  int64
-		last, lastUnanswered time.Time
-	}
-	merged := map[key]*agg{}
-	var keys []key
-	for _, q := range qs {
-		if q.Topic == "" {
-			continue
-		}
-		k := key{q.BotID, dayOf(q.At), q.Topic}
-		a := merged[k]
-		if a == nil {
-			a = &agg{}
-			merged[k] = a
-			keys = append(keys, k)
-		}
-		a.questions++
-		if q.At.After(a.last) {
-			a.last = q.At
-		}
-		if q.Answered {
-			a.answered++
-		} else if q.At.After(a.lastUnanswered) {
-			a.lastUnanswered = q.At
-		}
-	}
-	slices.SortFunc(keys, func(a, b key) int {
-		return cmp.Or(cmp.Compare(a.bot, b.bot), cmp.Compare(a.day, b.day), cmp.Compare(a.topic, b.topic))
-	})
-	for _, n := range store.PowerChunks(len(keys), 32) {
-		chunk := keys[:n]
-		keys = keys[n:]
-		args := make([]any, 0, 7*n)
-		for _, k := range chunk {
-			a := merged[k]
-			var lu any
-			if !a.lastUnanswered.IsZero() {
-				lu = a.lastUnanswered
-			}
-			args = append(args, k.bot, k.day, k.topic, a.questions, a.answered, a.last, lu)
-		}
-		if _, err := store.Exec(ctx, tx, `INSERT INTO analytics_topic_days (bot_id, day, topic, questions, answered, last_at,
-			last_unanswered_at) VALUES `+store.Rows(n, 7)+` ON CONFLICT (bot_id, day, topic) DO UPDATE SET
-			questions = analytics_topic_days.questions + excluded.questions,
-			answered = analytics_topic_days.answered + excluded.answered,
-			last_at = CASE WHEN excluded.last_at > analytics_topic_days.last_at THEN excluded.last_at
-				ELSE analytics_topic_days.last_at END,
-			last_unanswered_at = CASE WHEN analytics_topic_days.last_unanswered_at IS NULL
-				OR excluded.last_unanswered_at > analytics_topic_days.last_unanswered_at
-				THEN COALESCE(excluded.last_unanswered_at, analytics_topic_days.last_unanswered_at)
-				ELSE analytics_topic_days.last_unanswered_at END`, args...); err != nil {
-			return fmt.Errorf("analytics: topic days: %w", err)
-		}
-	}
-	return nil
-}
 
 // day is the SQL expression of the UTC day of a timestamp column.
 func (s *Service) day(col string) string {
@@ -101,14 +24,17 @@ func (s *Service) day(col string) string {
 }
 
 // topicDaysFrom is the SELECT of analytics_topic_days computed from the
-// messages (what the migration filled the table with).
+// messages before its one parameter (an instant).
 func (s *Service) topicDaysFrom() string {
 	return `SELECT m.bot_id, ` + s.day("m.created_at") + ` AS day, m.topic, COUNT(*) AS questions,
 		SUM(CASE WHEN m.reply_answered = TRUE THEN 1 ELSE 0 END) AS answered, MAX(m.created_at) AS last_at,
 		MAX(CASE WHEN m.reply_answered = FALSE THEN m.created_at END) AS last_unanswered_at
-	FROM chat_messages m WHERE ` + questionCond + ` AND m.topic <> ''
+	FROM chat_messages m WHERE ` + questionCond + ` AND m.topic <> '' AND m.created_at < ?
 	GROUP BY m.bot_id, ` + s.day("m.created_at") + `, m.topic`
 }
+
+// dayStart is the first instant of a UTC day.
+func dayStart(day int64) time.Time { return time.Unix(day*daySeconds, 0).UTC() }
 
 // topicDayRow is one row of analytics_topic_days.
 type topicDayRow struct {
@@ -126,15 +52,21 @@ func (r topicDayRow) same(o topicDayRow) bool {
 		r.Answered == o.Answered && r.Last.Equal(o.Last.Time) && r.LastUnanswered.Equal(o.LastUnanswered.Time)
 }
 
-// verifyTopicDays compares analytics_topic_days with the messages.
+// verifyTopicDays compares the folded days of analytics_topic_days with
+// the messages.
 func (s *Service) verifyTopicDays(ctx context.Context) error {
+	until, ok, err := foldedUntil(ctx, s.db.Reader())
+	if err != nil || !ok {
+		return err
+	}
 	var kept, computed []topicDayRow
 	const order = ` ORDER BY bot_id, day, topic`
 	if err := store.Select(ctx, s.db.Reader(), &kept, `SELECT bot_id, day, topic, questions, answered, last_at,
-		last_unanswered_at FROM analytics_topic_days`+order); err != nil {
+		last_unanswered_at FROM analytics_topic_days WHERE day < ?`+order, until); err != nil {
 		return fmt.Errorf("analytics: topic days: %w", err)
 	}
-	if err := store.Select(ctx, s.db.Reader(), &computed, `SELECT * FROM (`+s.topicDaysFrom()+`) x`+order); err != nil {
+	if err := store.Select(ctx, s.db.Reader(), &computed, `SELECT * FROM (`+s.topicDaysFrom()+`) x`+order,
+		dayStart(until)); err != nil {
 		return fmt.Errorf("analytics: topic days: %w", err)
 	}
 	for i := range max(len(kept), len(computed)) {
@@ -161,8 +93,9 @@ type topicCount struct {
 }
 
 // topicCounts counts the questions of w per topic (unanswered ones only
-// when unanswered): whole UTC days from analytics_topic_days, the partial
-// days at either end from the messages.
+// when unanswered): the whole UTC days folded into analytics_topic_days
+// from the table, the rest (the partial days at either end, the days not
+// folded yet) from the messages.
 func (s *Service) topicCounts(ctx context.Context, sc scope, w Window, unanswered bool) ([]topicCount, error) {
 	byTopic := map[string]*topicCount{}
 	add := func(topic string, n, answered int64, last time.Time) {
@@ -180,10 +113,19 @@ func (s *Service) topicCounts(ctx context.Context, sc scope, w Window, unanswere
 			t.Last = last
 		}
 	}
+	until, folded, err := foldedUntil(ctx, s.db.Reader())
+	if err != nil {
+		return nil, err
+	}
 	first, last := (w.Start.Unix()+daySeconds-1)/daySeconds, w.End.Unix()/daySeconds // whole days [first, last)
+	if !folded {
+		last = first
+	} else {
+		last = min(last, until)
+	}
 	edges := []Window{w}
 	if first < last {
-		edges = []Window{{Start: w.Start, End: time.Unix(first*daySeconds, 0)}, {Start: time.Unix(last*daySeconds, 0), End: w.End}}
+		edges = []Window{{Start: w.Start, End: dayStart(first)}, {Start: dayStart(last), End: w.End}}
 		scond, sargs := sc.in("t")
 		var rows []topicDayRow
 		if err := store.Select(ctx, s.db.Reader(), &rows, `SELECT t.topic, SUM(t.questions) AS questions,

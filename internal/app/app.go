@@ -276,7 +276,11 @@ func New(ctx context.Context, cfg config.Config, opts Options) (_ *App, err erro
 	a.Leads = lead.New(lead.Deps{DB: a.DB, Billing: a.Billing, Bots: a.Bots, Queue: a.Queue, Checker: checker,
 		Refiner: refiner, Clock: a.Clock, Logger: a.Log}, opts.Leads)
 	a.Leads.RegisterJobs(a.Pool)
-	a.Analytics = analytics.New(analytics.Deps{DB: a.DB, Billing: a.Billing, Clock: a.Clock, Search: a.Retrieval})
+	// A day's questions are folded once no reply of that day can still
+	// complete: after the settle delay, and an hour more.
+	a.Analytics = analytics.New(analytics.Deps{DB: a.DB, Billing: a.Billing, Clock: a.Clock, Search: a.Retrieval, Queue: a.Queue,
+		FoldLag: cfg.SettleAfter + analytics.DefaultFoldLag})
+	a.Analytics.RegisterJobs(a.Pool)
 	a.LiveChat = livechat.New(livechat.Deps{DB: a.DB, Billing: a.Billing, Queue: a.Queue, Clock: a.Clock, Logger: a.Log,
 		DatabaseURL: cfg.DatabaseURL.Reveal()})
 	a.LiveChat.RegisterJobs(a.Pool)
@@ -398,6 +402,9 @@ func (a *App) Serve(ctx context.Context, ln net.Listener) error {
 	}
 	if err := a.Leads.EnsureScheduled(ctx); err != nil {
 		return fmt.Errorf("app: schedule lead rescoring: %w", err)
+	}
+	if err := a.Analytics.EnsureScheduled(ctx); err != nil {
+		return fmt.Errorf("app: schedule the analytics fold: %w", err)
 	}
 	a.Pool.Start()
 	a.Webhooks.Start()

@@ -235,7 +235,6 @@ func (s *Service) recordBatchTx(ctx context.Context, tx *sqlx.Tx, ws []*replyWri
 	if err := s.insertExchanges(ctx, tx, ok, now); err != nil {
 		return err
 	}
-	var questions []analytics.TopicDelta
 	for _, w := range ok {
 		d := analytics.Delta{BotID: w.p.req.Bot.ID, At: now, Replies: 1, ReplyCredits: w.p.cost}
 		if !w.p.req.Preview {
@@ -243,15 +242,10 @@ func (s *Service) recordBatchTx(ctx context.Context, tx *sqlx.Tx, ws []*replyWri
 			if w.fresh {
 				d.Conversations = 1
 			}
-			questions = append(questions, analytics.TopicDelta{BotID: w.p.req.Bot.ID, At: now, Topic: w.p.topic,
-				Answered: w.ans.Answered})
 		}
 		deltas = append(deltas, d)
 	}
-	if err := analytics.Record(ctx, tx, deltas...); err != nil {
-		return err
-	}
-	return analytics.RecordTopics(ctx, tx, questions...)
+	return analytics.Record(ctx, tx, deltas...)
 }
 
 // insertSessions creates the sessions of replies that start one.

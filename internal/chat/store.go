@@ -310,13 +310,7 @@ func (s *Service) complete(ctx context.Context, p *pending, ans Answer, sources 
 				return err
 			}
 		}
-		if err := analytics.Record(ctx, tx, d); err != nil {
-			return err
-		}
-		if d.Questions == 0 {
-			return nil
-		}
-		return analytics.RecordTopics(ctx, tx, analytics.TopicDelta{BotID: b.ID, At: p.askedAt, Topic: p.topic, Answered: ans.Answered})
+		return analytics.Record(ctx, tx, d)
 	})
 }
 
