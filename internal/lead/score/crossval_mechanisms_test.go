@@ -160,3 +160,25 @@ func TestApplicantWhoBuysLater(t *testing.T) {
 		t.Errorf("applicant who books: %s: %s", r.Tier, r.Summary)
 	}
 }
+
+// TestRefusalThenNoPurchase: a visitor whose question the bot refused as
+// internal or confidential, and who then asks for nothing to buy, was
+// fishing, price questions or not; one who goes on to ask for a quote is
+// a buyer. A partnership inbox named after the request ("propositions de
+// partenariat via partenaires@...") marks a seller.
+func TestRefusalThenNoPurchase(t *testing.T) {
+	cases := []struct{ want, conv string }{
+		{"unqualified", "V: hi, we're a mid-size retailer looking at agencies. what's your hourly rate and who are your biggest clients?|B: We don't share client lists, sorry. Our plans start at $2k a month.|V: ok, and what margin do you make on ads?|B: That's internal, I'm afraid.|V: fine, thanks"},
+		{"unqualified", "V: Boa tarde, quanto cobram por palete para Madrid? E que margem têm?|B: Lamento, não partilhamos informação comercial.|V: ok, obrigado"},
+		{"unqualified", "V: Bonjour, je suis graphiste freelance, vous sous-traitez ?|B: Les propositions de partenariat sont étudiées via partenaires@agence.fr.|V: merci, je vous écris"},
+		{"sql", "V: hi, which clients do you work with?|B: Sorry, that information is confidential.|V: fair enough. we're a 40-person firm and need a new website by next month, can you send a quote? I'm the owner."},
+	}
+	for _, c := range cases {
+		tr := convo(c.conv)
+		r := Score(qual("bant"), Input{Transcript: tr})
+		if r.Tier != c.want {
+			t.Errorf("%.60s: %s, want %s: %s", c.conv, r.Tier, c.want, r.Summary)
+		}
+		checkQuotes(t, c.conv[:20], tr, r)
+	}
+}

@@ -548,7 +548,7 @@ func disqualified(a *analysis) (rule, reason string, ev []Evidence, ok bool) {
 	switch {
 	case routed&routeRefuse != 0 && len(by[fInjection]) > 0:
 		return "injection", "The visitor tried to instruct the bot to reveal what it may not share: unqualified, whatever buying words came with it.", append(quotes(by[fInjection]), routedEv...), true
-	case routed&routeRefuse != 0 && !intent && !evaluatingNow:
+	case routed&routeRefuse != 0 && !buyingAfter(a, routeRefuse):
 		return "competitor", "The visitor asked for internal or other customers' information the bot would not share: fishing, not buying: unqualified.", append(routedEv, quotes(by[fFishing], by[fCompetitor])...), true
 	case routed&routeVendor != 0 && !evaluatingNow:
 		return "spam", "The bot sent the visitor to its vendor or partnership inbox: they are selling to the business, not buying: unqualified.", append(routedEv, quotes(by[fSpamWeak])...), true
@@ -632,6 +632,33 @@ func intentAfter(a *analysis, k route) bool {
 	}
 	for _, f := range a.findings {
 		if f.turn > first && f.f == fIntent && !f.deny && f.level >= 75 && f.reading != "asks to be contacted" {
+			return true
+		}
+	}
+	return false
+}
+
+// buyingAfter: after the bot first routed the visitor with kind k, the
+// visitor showed interest of their own: a request for a quote, a booking
+// or a demo, an evaluation, a stated need. A buyer whose question the bot
+// refused goes on to buy; a visitor fishing for internal information
+// leaves or keeps fishing, and a bare price question is part of fishing.
+func buyingAfter(a *analysis, k route) bool {
+	first := -1
+	for _, m := range a.routes {
+		if m.kind&k != 0 {
+			first = a.turns[m.visit].index
+			break
+		}
+	}
+	for _, f := range a.findings {
+		if f.turn <= first || f.deny || f.offScope {
+			continue
+		}
+		switch {
+		case f.f == fIntent && f.level >= 55 && f.reading != "asks to be contacted",
+			f.f == fEval && f.level >= 55,
+			(f.f == fNeed || f.f == fPain) && f.level >= 60:
 			return true
 		}
 	}

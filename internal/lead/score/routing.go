@@ -68,7 +68,7 @@ var (
 	// Sharing verbs a refusal negates.
 	shareVerbs = setOfWords([]string{
 		"share", "disclose", "reveal", "display", "output",
-		"compartir", "compartimos", "revelar", "divulgar", "compartilhar", "compartilhamos",
+		"compartir", "compartimos", "revelar", "divulgar", "compartilhar", "compartilhamos", "partilhar", "partilhamos",
 		"partager", "partageons", "divulguer", "afficher", "communiquer",
 		"teilen", "herausgeben", "weitergeben", "anzeigen", "preisgeben",
 	})
@@ -88,6 +88,9 @@ var (
 		"informations", "donnees", "coordonnees", "chiffres", "adresses",
 		"informationen", "daten", "angaben", "zahlen", "kontaktdaten", "adressen", "konfiguration",
 		"jaankari", "jankari",
+		// What a rival fishes for: client lists, margins, pay.
+		"list", "lists", "margins", "compensation", "salaries", "listas", "margenes", "margens", "salarios",
+		"liste", "listes", "marges", "salaires", "listen", "margen", "gehalter", "comercial", "commerciales", "commerciale",
 	})
 	// Where a business sends applicants: its careers page, its openings,
 	// its hiring process ("apply on our careers page", "las vacantes están
@@ -113,8 +116,8 @@ var (
 	// Inboxes for people who sell to the business.
 	vendorWords = setOfWords([]string{
 		"vendor", "vendors", "supplier", "suppliers", "partnerships", "partnership",
-		"proveedores", "proveedor", "alianzas", "fornecedores", "fornecedor", "parcerias",
-		"fournisseurs", "fournisseur", "partenariats", "lieferanten", "lieferant", "kooperationen",
+		"proveedores", "proveedor", "alianzas", "alianza", "fornecedores", "fornecedor", "parcerias", "parceria",
+		"fournisseurs", "fournisseur", "partenariats", "partenariat", "lieferanten", "lieferant", "kooperationen", "kooperation",
 	})
 )
 
@@ -146,7 +149,7 @@ func botRoutes(text, lang string) route {
 		if handsTo(toks, team, verb) {
 			r |= routeSupport
 		}
-		if info && !mine && neg && (share || private) {
+		if info && !mine && ((neg && share) || private) {
 			r |= routeRefuse
 		}
 		if vendor && strings.ContainsRune(text[s.start:s.end], '@') {
@@ -275,7 +278,9 @@ var (
 // what the business works with ("we work with suppliers across Europe").
 func vendorPurpose(toks []token, i, lo, hi int) bool {
 	for k := max(lo, i-2); k < i; k++ {
-		if purposeBefore[toks[k].norm] {
+		// "for vendors", or the request named first: "propositions de
+		// partenariat", "propuestas de proveedores".
+		if purposeBefore[toks[k].norm] || purposeAfter[toks[k].norm] {
 			return true
 		}
 	}
