@@ -26,7 +26,7 @@ import (
 
 // Version identifies the rules that produced a Result; stored leads scored
 // by an older version can be re-scored.
-const Version = "lexicon-3"
+const Version = "lexicon-4"
 
 // Tiers, from most to least sales-ready.
 const (
