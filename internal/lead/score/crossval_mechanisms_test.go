@@ -182,3 +182,25 @@ func TestRefusalThenNoPurchase(t *testing.T) {
 		checkQuotes(t, c.conv[:20], tr, r)
 	}
 }
+
+// TestComparingProviders: comparing with other providers, in general
+// words and every language, is evaluation: with a price question over a
+// real conversation it is mql, not nurture.
+func TestComparingProviders(t *testing.T) {
+	for _, s := range []string{
+		"we're comparing a few venues right now",
+		"ich vergleiche noch mit einem anderen Büro",
+		"estoy comparando con otros dos",
+		"vou comparar com a Stone",
+		"on compare avec deux autres agences",
+		"2-3 agencies se baat chal rahi hai",
+	} {
+		if facetDim(read("", s), fEval).Score < 55 {
+			t.Errorf("%q: not read as comparing providers", s)
+		}
+	}
+	tr := convo("V: Hallo, wir haben gerade eine Zahnarztpraxis übernommen, 3 Behandlungsräume|B: Glückwunsch! Wir betreuen viele Praxen.|V: Was kostet die Buchhaltung ungefähr im Monat?|B: Etwa 300 € im Monat.|V: Okay, ich vergleiche noch mit einem anderen Büro")
+	if r := Score(qual("bant"), Input{Transcript: tr}); r.Tier != TierMQL {
+		t.Errorf("comparing after a price question: %s, want mql: %s", r.Tier, r.Summary)
+	}
+}

@@ -77,6 +77,12 @@ var conceptRules = []rule{
 	r("collects competing offers", "{vergleichsangebote|vergleichsangebot|angebote einholen|angebote ein|hole .. angebote|sammle .. angebote|comparatif|comparaison|je compare|nous comparons|on compare|plusieurs devis|autres devis|levantando opcoes|levantando orcamentos|cotando|varios orcamentos|outros orcamentos|pidiendo presupuestos|varios presupuestos|otros presupuestos|comparando precios|comparando opciones|options dene|options dekh|quotes compare|compare kar|getting quotes|collecting quotes|other quotes|several quotes|shopping around}", o(fEval, 60), o(fNeed, 50), o(fProcess, 50)),
 	r("asked elsewhere", "{aur|ek aur|dusre|doosre|dusri|doosri} .. {clinic|jagah|company|vendor|shop|dealer|agency|school|hospital|hotel|provider} .. {poocha|pucha|puchha|dekha|baat ki|check kiya|quote liya}", o(fEval, 60), o(fNeed, 50), o(fProcess, 50)),
 	r("asked elsewhere", "{otra clinica|otro proveedor|otra agencia|outra clinica|outro fornecedor|outra agencia|une autre clinique|un autre prestataire|une autre agence|einer anderen praxis|einem anderen anbieter|another clinic|another provider|another vendor|other clinics|other providers|other vendors}", o(fEval, 55), o(fNeed, 45), o(fProcess, 45)),
+	// Comparing with other providers, in general words: "we're comparing a
+	// few venues", "ich vergleiche noch mit einem anderen Büro", "vou
+	// comparar com a Stone", "2-3 agencies se baat chal rahi hai".
+	r("compares providers", "{comparing|compare|comparer|comparo|comparamos|comparando|comparar|vergleiche|vergleichen|compara|comparer|comparons} .. {few|several|other|others|another|plusieurs|autres|autre|otros|otras|otro|otra|outros|outras|outro|outra|mehreren|anderen|anderem|weiteren|com|mit|with}", o(fEval, 60), o(fNeed, 45)),
+	r("compares providers", "{agencies|agency|companies|vendors|clinics|dealers|installers|firms} se baat {chal|ho|kar}", o(fEval, 60), o(fNeed, 45)),
+
 	// Choosing between options of their own ("estamos entre Açores e
 	// Madeira", "torn between the two").
 	r("compares options", "{estamos entre|estoy entre|dudamos entre|hesitamos entre|on hesite entre|nous hesitons entre|schwanken zwischen|torn between|deciding between|choosing between}", o(fEval, 60), o(fNeed, 50)),
