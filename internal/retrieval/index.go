@@ -379,19 +379,19 @@ func (b *builder) finish(version int64) *snapshot {
 // of the bot's main languages and the terms are pooled. A passage is
 // stemmed one way, so it matches the variant of its own language; the others
 // mostly match nothing.
-func (s *snapshot) queryTerms(query string) []string {
-	toks := dropQuestionFrame(segment(query))
-	if len(toks) == 0 {
-		return nil
-	}
-	if l := detectLanguage(toks); l != langUnknown {
-		return dropContractions(emitTerms(toks, l, nil))
+func (s *snapshot) queryTerms(query string) []string { return pool(s.queryVariants(query)) }
+
+// pool is the first stage's query terms from the second stage's variants:
+// all of them, in order.
+func pool(variants [][]string) []string {
+	if len(variants) == 1 {
+		return variants[0]
 	}
 	var terms []string
-	for _, l := range s.queryLangs {
-		terms = emitTerms(toks, l, terms)
+	for _, v := range variants {
+		terms = append(terms, v...)
 	}
-	return dropContractions(terms)
+	return terms
 }
 
 // queryVariants are the analyses of a query the second stage reads passages
@@ -405,7 +405,7 @@ func (s *snapshot) queryVariants(query string) [][]string {
 	if l := detectLanguage(toks); l != langUnknown {
 		return [][]string{dropContractions(emitTerms(toks, l, nil))}
 	}
-	var out [][]string
+	out := make([][]string, 0, len(s.queryLangs))
 	for _, l := range s.queryLangs {
 		out = append(out, dropContractions(emitTerms(toks, l, nil)))
 	}

@@ -201,11 +201,13 @@ func (s *Service) hydrate(ctx context.Context, key botKey, cands []scored) ([]Hi
 	for i, c := range cands {
 		ids[i] = c.id
 	}
-	found := s.passages.get(ids)
+	found := s.passages.get(ids) // by candidate
 	var missing []int64
-	for _, id := range ids {
-		if _, ok := found[id]; !ok {
+	at := map[int64]int{} // missing id → its candidate
+	for i, id := range ids {
+		if found[i] == nil {
 			missing = append(missing, id)
+			at[id] = i
 		}
 	}
 	for chunk := range slices.Chunk(missing, inChunk) {
@@ -233,14 +235,18 @@ FROM p JOIN documents d ON d.id = p.document_id WHERE d.status = 'ready'`,
 			return nil, fmt.Errorf("retrieval: read hits: %w", err)
 		}
 		for _, r := range got {
-			found[r.ID] = s.passages.put(&cachedPassage{id: r.ID, doc: r.DocumentID, title: r.Title, url: r.URL.String,
-				text: r.Text, terms: r.Terms, docName: r.Name, heading: DecodeHeadingPath(r.HeadingPath), listing: r.Listing})
+			p := &cachedPassage{id: r.ID, doc: r.DocumentID, title: r.Title, url: r.URL.String,
+				text: r.Text, terms: r.Terms, docName: r.Name, heading: DecodeHeadingPath(r.HeadingPath), listing: r.Listing}
+			p.index = passageIndex(p.terms, p.title, p.heading, p.text)
+			if i, ok := at[r.ID]; ok {
+				found[i] = s.passages.put(p)
+			}
 		}
 	}
 	hits := make([]Hit, 0, len(cands))
-	for _, c := range cands {
-		p, ok := found[c.id]
-		if !ok {
+	for i, c := range cands {
+		p := found[i]
+		if p == nil {
 			continue
 		}
 		hits = append(hits, Hit{

@@ -37,7 +37,10 @@ type cachedPassage struct {
 	title, url, text, terms, docName string
 	heading                          []string
 	listing                          bool // the document lists rather than explains (extract.Document.Listing)
-	size                             int64
+	// index is the passage's terms as the second stage reads them, built
+	// once when the passage is read from the database.
+	index *termIndex
+	size  int64
 
 	memoMu sync.Mutex
 	memo   map[any]any
@@ -60,21 +63,25 @@ func passageSize(p *cachedPassage) int64 {
 	for _, h := range p.heading {
 		n += len(h) + 16
 	}
+	if p.index != nil {
+		return int64(n) + p.index.size()
+	}
 	return int64(n)
 }
 
-// get returns the cached passages among ids, marking them used.
-func (c *passageCache) get(ids []int64) map[int64]*cachedPassage {
-	out := make(map[int64]*cachedPassage, len(ids))
+// get returns the cached passages of ids, in their order (nil for an id
+// not cached), marking them used.
+func (c *passageCache) get(ids []int64) []*cachedPassage {
+	out := make([]*cachedPassage, len(ids))
 	if c == nil {
 		return out
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for _, id := range ids {
+	for i, id := range ids {
 		if e, ok := c.items[id]; ok {
 			c.lru.MoveToFront(e)
-			out[id] = e.Value.(*cachedPassage)
+			out[i] = e.Value.(*cachedPassage)
 		}
 	}
 	return out

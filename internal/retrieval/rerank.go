@@ -4,7 +4,6 @@ import (
 	"math"
 	"regexp"
 	"slices"
-	"strings"
 )
 
 // The second stage. BM25 finds the candidates; this reads the best
@@ -123,6 +122,7 @@ func dropContractions(terms []string) []string {
 // with their weights (idf; fillers zero), in question order.
 type queryWeights struct {
 	terms   []string
+	hashes  []uint64 // termHash of each term
 	weights []float64
 	set     map[string]float64 // term → weight
 	total   float64
@@ -147,6 +147,7 @@ func (s *snapshot) weigh(terms []string) queryWeights {
 			w = idf(s.live, max(df, 1))
 		}
 		q.terms = append(q.terms, t)
+		q.hashes = append(q.hashes, termHash(t))
 		q.weights = append(q.weights, w)
 		missing = append(missing, df == 0)
 	}
@@ -213,61 +214,88 @@ func (s *snapshot) rerank(hits []Hit, variants [][]string) {
 	for i := range hits {
 		best = max(best, hits[i].Score)
 	}
-	type reading struct {
-		ft      fieldTerms
-		matched []bool // per variant term, for the best variant
-		variant int
+	// What each hit matched, for the variant that explains it best: one
+	// row of matched per hit, in one array.
+	width := 0
+	for _, q := range qs {
+		width = max(width, len(q.terms))
 	}
-	reads := make([]reading, len(hits))
+	matchedAll := make([]bool, (len(hits)+1)*width)
+	scratch := matchedAll[len(hits)*width:]
+	chosen := make([]int, len(hits)) // hit → the variant it was read with
 	for i := range hits {
 		h := &hits[i]
-		ft := h.Memo(parsedKey{}, func() any {
-			if h.Terms == "" {
-				return fieldTerms{title: Terms(h.Title), heading: Terms(strings.Join(h.HeadingPath, " ")), body: Terms(h.Text)}
-			}
-			return parseTerms(h.Terms)
-		}).(fieldTerms)
+		ix := h.indexOf()
 		var ev Evidence
-		var bestMatched []bool
 		bestV := 0
+		row := matchedAll[i*width : (i+1)*width]
 		for vi, q := range qs {
-			e, matched := readPassage(q, ft)
-			if vi == 0 || e.Coverage > ev.Coverage {
-				ev, bestMatched, bestV = e, matched, vi
+			if vi == 0 {
+				ev = readPassage(q, ix, row)
+				continue
+			}
+			if e := readPassage(q, ix, scratch); e.Coverage > ev.Coverage {
+				ev, bestV = e, vi
+				copy(row, scratch)
 			}
 		}
 		ev.Listing = h.cached != nil && h.cached.listing
-		ev.Hub = ev.Listing || h.Memo(hubKey{}, func() any { return isHub(ft.body) || changelogTitle(h.Title) }).(bool)
+		ev.Hub = ev.Listing || ix.hub
 		ev.Ranked = true
 		ev.Weights = qs[bestV].set
 		ev.Missing = qs[bestV].missing / qs[bestV].total
 		h.Evidence = ev
-		reads[i] = reading{ft: ft, matched: bestMatched, variant: bestV}
+		chosen[i] = bestV
 	}
 	// Page support: the coverage of every candidate passage of the page
-	// together.
+	// together. A search has a few dozen candidates: their pages are found
+	// by a linear scan, with a map only for deep searches.
+	type page struct {
+		doc     int64
+		variant int
+		union   []bool
+	}
 	type pageKey struct {
 		doc     int64
 		variant int
 	}
-	union := map[pageKey][]bool{}
+	var pages []page
+	var byKey map[pageKey]int
+	if len(hits) > 64 {
+		byKey = map[pageKey]int{}
+	}
+	find := func(doc int64, v int) int {
+		if byKey != nil {
+			if g, ok := byKey[pageKey{doc, v}]; ok {
+				return g
+			}
+			return -1
+		}
+		return slices.IndexFunc(pages, func(p page) bool { return p.doc == doc && p.variant == v })
+	}
+	group := make([]int, len(hits)) // hit → its page read with its variant
 	perDoc := map[int64]int{}
 	for i := range hits {
-		perDoc[hits[i].DocumentID]++
-		k := pageKey{hits[i].DocumentID, reads[i].variant}
-		u := union[k]
-		if u == nil {
-			u = make([]bool, len(reads[i].matched))
+		doc, v := hits[i].DocumentID, chosen[i]
+		perDoc[doc]++
+		row := matchedAll[i*width : i*width+len(qs[v].terms)]
+		g := find(doc, v)
+		if g < 0 {
+			g = len(pages)
+			pages = append(pages, page{doc: doc, variant: v, union: make([]bool, len(row))})
+			if byKey != nil {
+				byKey[pageKey{doc, v}] = g
+			}
 		}
-		for j, m := range reads[i].matched {
-			u[j] = u[j] || m
+		group[i] = g
+		for j, m := range row {
+			pages[g].union[j] = pages[g].union[j] || m
 		}
-		union[k] = u
 	}
 	for i := range hits {
 		h := &hits[i]
-		q := qs[reads[i].variant]
-		u := union[pageKey{h.DocumentID, reads[i].variant}]
+		q := qs[chosen[i]]
+		u := pages[group[i]].union
 		cov := 0.0
 		for j, m := range u {
 			if m {
@@ -297,7 +325,14 @@ func (s *snapshot) rerank(hits []Hit, variants [][]string) {
 		}
 		ev.Score = math.Round(ev.Score*1e9) / 1e9 // the same float on every platform and engine
 	}
-	slices.SortStableFunc(hits, func(a, b Hit) int {
+	// Sort an order rather than the hits themselves (a Hit is a few
+	// hundred bytes), then lay the hits out in it.
+	order := make([]int, len(hits))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(i, j int) int {
+		a, b := &hits[i], &hits[j]
 		switch {
 		case a.Evidence.Score > b.Evidence.Score:
 			return -1
@@ -310,131 +345,110 @@ func (s *snapshot) rerank(hits []Hit, variants [][]string) {
 		}
 		return 0
 	})
+	// Apply the permutation in place, one cycle at a time: hits[i] takes
+	// hits[order[i]].
+	for i := range order {
+		if order[i] < 0 {
+			continue
+		}
+		h := hits[i]
+		j := i
+		for {
+			o := order[j]
+			order[j] = -1
+			if o == i {
+				hits[j] = h
+				break
+			}
+			hits[j] = hits[o]
+			j = o
+		}
+	}
 }
 
-// parsedKey memoises a passage's parsed terms with the cached passage.
-type parsedKey struct{}
-
-// hubKey memoises isHub and changelogTitle of a passage.
-type hubKey struct{}
-
-// readPassage measures one passage against one analysis of the question.
-// It looks only at the question's terms: positions are kept for them alone.
-func readPassage(q queryWeights, ft fieldTerms) (Evidence, []bool) {
+// readPassage measures one passage against one analysis of the question,
+// marking in matched (one per question term) the terms the passage has.
+// It looks up the question's terms in the passage's term index: the work
+// is per question term, not per term of the passage.
+func readPassage(q queryWeights, ix *termIndex, matched []bool) Evidence {
 	var ev Evidence
-	n := len(q.terms)
-	flags := make([]uint8, n) // 1: title, 2: heading, 4: matched
-	const inTitle, inHead, isMatched = 1, 2, 4
-	// Questions have a handful of terms: a linear scan, after a filter on
-	// the length and the first byte, beats hashing every term of the
-	// passage.
-	var lens uint64
-	var firsts [256]bool
-	for _, qt := range q.terms {
-		lens |= 1 << min(len(qt), 63)
-		if qt != "" {
-			firsts[qt[0]] = true
-		}
-	}
-	find := func(t string) int {
-		if t == "" || lens&(1<<min(len(t), 63)) == 0 || !firsts[t[0]] {
-			return -1
-		}
-		for i, qt := range q.terms {
-			if qt == t {
-				return i
-			}
-		}
-		return -1
-	}
-	for _, t := range ft.title {
-		if i := find(t); i >= 0 {
-			flags[i] |= inTitle
-		}
-	}
-	for _, t := range ft.heading {
-		if i := find(t); i >= 0 {
-			flags[i] |= inHead
-		}
-	}
-	pos := make([][]int, n)
-	for p, t := range ft.body {
-		if i := find(t); i >= 0 {
-			pos[i] = append(pos[i], p)
-		}
-	}
 	var cov, title, head float64
-	var body [][]int // positions of the weighted terms found in the text
-	matched := make([]bool, n)
-	for i := range q.terms {
-		if flags[i] != 0 || len(pos[i]) > 0 {
-			flags[i] |= isMatched
-			matched[i] = true
-			cov += q.weights[i]
+	var stack [2][8][]int32
+	pos := stack[0][:0]  // text positions of each question term
+	body := stack[1][:0] // those of the weighted terms found in the text
+	for i, t := range q.terms {
+		f, ps := ix.lookup(t, q.hashes[i])
+		pos = append(pos, ps)
+		matched[i] = f != 0
+		if f == 0 {
+			continue
 		}
-		if flags[i]&inTitle != 0 {
+		cov += q.weights[i]
+		if f&inTitle != 0 {
 			title += q.weights[i]
 		}
-		if flags[i]&inHead != 0 {
+		if f&inHeading != 0 {
 			head += q.weights[i]
 		}
-		if len(pos[i]) > 0 && q.weights[i] > 0 {
-			body = append(body, pos[i])
+		if len(ps) > 0 && q.weights[i] > 0 {
+			body = append(body, ps)
 		}
 	}
 	if q.total > 0 {
 		ev.Coverage, ev.Title, ev.Heading = cov/q.total, title/q.total, head/q.total
 	}
 	ev.Proximity = proximity(body)
-	ev.Phrase = phrase(q, ft, pos)
-	return ev, matched
+	ev.Phrase = phrase(q, ix, pos)
+	return ev
 }
 
 // proximity is m/w for the shortest span of the text (w terms long) that
-// holds all m matched terms (their positions given): 1 when they are
-// adjacent; 0 with fewer than two.
-func proximity(positions [][]int) float64 {
+// holds all m matched terms (their positions given, ascending): 1 when they
+// are adjacent; 0 with fewer than two.
+func proximity[P int | int32](positions [][]P) float64 {
 	m := len(positions)
 	if m < 2 {
 		return 0
 	}
-	// Merge the positions, tagged by term, and slide a window that holds
-	// every term at least once.
-	type at struct{ p, t int }
-	var all []at
-	for ti, ps := range positions {
-		for _, p := range ps {
-			all = append(all, at{p, ti})
+	for _, ps := range positions {
+		if len(ps) == 0 {
+			return 0
 		}
 	}
-	slices.SortFunc(all, func(a, b at) int { return a.p - b.p })
-	count := make([]int, m)
-	have, lo := 0, 0
+	// One position of each term at a time, starting from their first: the
+	// span from the lowest to the highest, then the term at the lowest
+	// moves to its next position, until one has none left. Every shortest
+	// span starts at some term's position while the others sit at their
+	// first positions after it, so this sees it.
+	var buf [8]int
+	var next []int
+	if m <= len(buf) {
+		next = buf[:m]
+	} else {
+		next = make([]int, m)
+	}
 	span := math.MaxInt
-	for _, x := range all {
-		if count[x.t] == 0 {
-			have++
-		}
-		count[x.t]++
-		for have == m {
-			span = min(span, x.p-all[lo].p+1)
-			count[all[lo].t]--
-			if count[all[lo].t] == 0 {
-				have--
+	for {
+		lo, hi, low := math.MaxInt, math.MinInt, 0
+		for t, ps := range positions {
+			p := int(ps[next[t]])
+			if p < lo {
+				lo, low = p, t
 			}
-			lo++
+			hi = max(hi, p)
+		}
+		span = min(span, hi-lo+1)
+		next[low]++
+		if next[low] == len(positions[low]) {
+			return float64(m) / float64(span)
 		}
 	}
-	if span == math.MaxInt {
-		return 0
-	}
-	return float64(m) / float64(span)
 }
 
 // phrase is the share of the question's adjacent weighted term pairs that
 // stand adjacent, in that order, in the title, headings or text (pos: the
 // text positions of each question term).
-func phrase(q queryWeights, ft fieldTerms, pos [][]int) float64 {
+func phrase(q queryWeights, ix *termIndex, pos [][]int32) float64 {
 	pairs, found := 0, 0
 	for i := 0; i+1 < len(q.terms); i++ {
 		if q.weights[i] == 0 || q.weights[i+1] == 0 {
@@ -442,14 +456,7 @@ func phrase(q queryWeights, ft fieldTerms, pos [][]int) float64 {
 		}
 		pairs++
 		a, b := q.terms[i], q.terms[i+1]
-		ok := adjacent(ft.title, a, b) || adjacent(ft.heading, a, b)
-		for _, p := range pos[i] {
-			if ok {
-				break
-			}
-			ok = p+1 < len(ft.body) && ft.body[p+1] == b
-		}
-		if ok {
+		if adjacent(ix.title, a, b) || adjacent(ix.heading, a, b) || follows(pos[i], pos[i+1]) {
 			found++
 		}
 	}
@@ -457,6 +464,22 @@ func phrase(q queryWeights, ft fieldTerms, pos [][]int) float64 {
 		return 0
 	}
 	return float64(found) / float64(pairs)
+}
+
+// follows tells whether a position of b (ascending) comes right after one
+// of a (ascending).
+func follows(a, b []int32) bool {
+	for j := 0; len(a) > 0 && j < len(b); {
+		switch want := a[0] + 1; {
+		case b[j] == want:
+			return true
+		case b[j] < want:
+			j++
+		default:
+			a = a[1:]
+		}
+	}
+	return false
 }
 
 func adjacent(f []string, a, b string) bool {

@@ -80,7 +80,7 @@ func TestReadPassageSignals(t *testing.T) {
 		{"none", fields("", "", "other word"), 0, 0, 0, 0, 0},
 	}
 	for _, c := range cases {
-		ev, matched := readPassage(q, c.ft)
+		ev, matched := read(q, c.ft)
 		if !near(ev.Coverage, c.coverage) || !near(ev.Title, c.title) || !near(ev.Heading, c.heading) ||
 			!near(ev.Proximity, c.proximity) || !near(ev.Phrase, c.phr) {
 			t.Errorf("%s: %+v, want coverage %v title %v heading %v proximity %v phrase %v", c.name, ev, c.coverage,
@@ -236,13 +236,13 @@ func TestCamelCaseWordsMatchTheQuestion(t *testing.T) {
 		"An Executor subclass that uses a pool of at most max_workers threads to execute calls asynchronously."))
 	for _, question := range []string{"how do I use a thread pool", "ThreadPoolExecutor"} {
 		q := s.weigh(s.queryTerms(question))
-		ev, _ := readPassage(q, ft)
+		ev, _ := read(q, ft)
 		if !near(ev.Coverage, 1) || ev.Heading == 0 {
 			t.Errorf("%q: coverage %v heading %v, want the whole question found, in the heading too", question, ev.Coverage, ev.Heading)
 		}
 	}
 	q := s.weigh(s.queryTerms("what is a foreign key"))
-	ev, _ := readPassage(q, parseTerms(Analyze("Model field reference", []string{"ForeignKey"}, "A many-to-one relationship.")))
+	ev, _ := read(q, parseTerms(Analyze("Model field reference", []string{"ForeignKey"}, "A many-to-one relationship.")))
 	if !near(ev.Phrase, 1) {
 		t.Errorf("foreign key in ForeignKey: phrase %v, want 1", ev.Phrase)
 	}

@@ -1,7 +1,6 @@
 package retrieval
 
 import (
-	"container/heap"
 	"math"
 	"runtime"
 	"slices"
@@ -115,7 +114,11 @@ func (s *snapshot) bm25(terms []string, k int) []scored {
 	}
 	top := newTopK(k)
 	for _, sl := range acc.touched {
-		top.offer(scored{slot: sl, id: s.slots[sl].id, score: acc.scores[sl]})
+		sc := acc.scores[sl]
+		if top.full() && sc < top.worst().score {
+			continue // cannot enter, whatever its id: no need to read it
+		}
+		top.offer(scored{slot: sl, id: s.slots[sl].id, score: sc})
 	}
 	return top.sorted()
 }
@@ -206,21 +209,61 @@ func fuse(k int, lists ...[]scored) []scored {
 }
 
 // topK keeps the k best candidates in a heap whose root is the worst.
+// The heap is written out rather than container/heap's, which boxes every
+// pushed candidate in an interface: an allocation per offer.
 type topK struct {
 	k int
-	h worstFirst
+	h []scored
 }
 
-func newTopK(k int) *topK { return &topK{k: k, h: make(worstFirst, 0, min(k, 1024))} }
+func newTopK(k int) *topK { return &topK{k: k, h: make([]scored, 0, min(k, 1024))} }
+
+// full reports whether a candidate must beat the worst kept one to enter.
+func (t *topK) full() bool { return len(t.h) == t.k }
+
+// worst is the worst kept candidate; only when full.
+func (t *topK) worst() scored { return t.h[0] }
 
 func (t *topK) offer(c scored) {
 	if len(t.h) < t.k {
-		heap.Push(&t.h, c)
+		t.h = append(t.h, c)
+		t.up(len(t.h) - 1)
 		return
 	}
 	if better(c, t.h[0]) {
 		t.h[0] = c
-		heap.Fix(&t.h, 0)
+		t.down(0)
+	}
+}
+
+// up and down restore the heap: a parent is never better than its
+// children.
+func (t *topK) up(i int) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if !better(t.h[p], t.h[i]) {
+			return
+		}
+		t.h[p], t.h[i] = t.h[i], t.h[p]
+		i = p
+	}
+}
+
+func (t *topK) down(i int) {
+	n := len(t.h)
+	for {
+		w := i
+		if l := 2*i + 1; l < n && better(t.h[w], t.h[l]) {
+			w = l
+		}
+		if r := 2*i + 2; r < n && better(t.h[w], t.h[r]) {
+			w = r
+		}
+		if w == i {
+			return
+		}
+		t.h[i], t.h[w] = t.h[w], t.h[i]
+		i = w
 	}
 }
 
@@ -236,19 +279,6 @@ func (t *topK) sorted() []scored {
 		return 0
 	})
 	return out
-}
-
-type worstFirst []scored
-
-func (h worstFirst) Len() int           { return len(h) }
-func (h worstFirst) Less(i, j int) bool { return better(h[j], h[i]) }
-func (h worstFirst) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *worstFirst) Push(x any)        { *h = append(*h, x.(scored)) }
-func (h *worstFirst) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
 }
 
 // normalize scales v to unit length in place; a zero vector stays zero.

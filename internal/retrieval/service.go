@@ -249,7 +249,8 @@ func (s *Service) Search(ctx context.Context, workspaceID, botID int64, query st
 	if err != nil || snap == nil {
 		return nil, err
 	}
-	terms := snap.queryTerms(query)
+	variants := snap.queryVariants(query) // analysed once for both stages
+	terms := pool(variants)
 	if len(terms) == 0 || snap.live == 0 {
 		return nil, nil
 	}
@@ -270,7 +271,7 @@ func (s *Service) Search(ctx context.Context, workspaceID, botID int64, query st
 		return nil, err
 	}
 	if !s.opts.FirstStageOnly {
-		snap.rerank(hits, snap.queryVariants(query))
+		snap.rerank(hits, variants)
 	}
 	hits = hits[:min(k, len(hits))]
 	for i := range hits { // the cached passage's slice is shared: callers get their own
