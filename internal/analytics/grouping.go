@@ -7,7 +7,6 @@ import (
 	"math/bits"
 	"slices"
 	"strings"
-	"unicode"
 )
 
 // GroupThreshold is the least similarity at which a topic joins a group:
@@ -151,7 +150,10 @@ func topicFeatures(topics []topicSet) [][]feature {
 				}
 				continue
 			}
-			if x.generic[term] || isNumber(term) {
+			if hasDigit(term) {
+				continue // stored by an older Topic: a number says nothing of what is asked
+			}
+			if x.generic[term] {
 				put(term, wGeneric)
 				continue
 			}
@@ -185,15 +187,6 @@ func numFeatures(vecs [][]feature) int {
 		}
 	}
 	return int(n)
-}
-
-func isNumber(s string) bool {
-	for _, r := range s {
-		if !unicode.IsDigit(r) {
-			return false
-		}
-	}
-	return s != ""
 }
 
 // similarity of two topics' features: a weighted Jaccard index, Σ of the

@@ -181,7 +181,7 @@ const maxTopicTerms = 8
 // message without content ("hi", "thanks").
 func Topic(question string) string {
 	x := lexicalIndex()
-	words, raw := splitWords(question)
+	words, raw := splitWords(dropIdentifiers(question))
 	var out []string
 	addTerm := func(t string) {
 		if len(out) < maxTopicTerms && !slices.Contains(out, t) {
@@ -190,6 +190,10 @@ func Topic(question string) string {
 	}
 	var rest []string
 	for i := 0; i < len(words); {
+		if i > 0 && personTitles[words[i-1]] && !x.known(words[i]) {
+			i++ // a name ("dr lee", "mrs patel"): who, not what
+			continue
+		}
 		n, cs := x.match(words[i:])
 		if n == 0 {
 			rest = append(rest, raw[i])
@@ -204,6 +208,9 @@ func Topic(question string) string {
 	// The other words are analysed together, so the question's frame is
 	// dropped as a whole ("how long does it take").
 	for _, t := range retrieval.QuestionTerms(strings.Join(rest, " ")) {
+		if hasDigit(t) {
+			continue // an order number, a date, a size, a time: not what is asked
+		}
 		if cs, ok := x.conceptsOf(t); ok {
 			for _, c := range cs {
 				addTerm(c)
@@ -225,4 +232,46 @@ func (x *lexIndex) match(words []string) (int, []string) {
 		}
 	}
 	return 0, nil
+}
+
+// known: a word of the lexicon, as typed or by its stem.
+func (x *lexIndex) known(w string) bool {
+	if _, ok := x.phrases[w]; ok {
+		return true
+	}
+	ts := retrieval.QuestionTerms(w)
+	if len(ts) != 1 {
+		return len(ts) == 0 // a stop word is not a name
+	}
+	_, ok := x.stems[ts[0]]
+	return ok || x.generic[ts[0]]
+}
+
+// personTitles come before a name.
+var personTitles = map[string]bool{"dr": true, "doctor": true, "mr": true, "mrs": true, "ms": true,
+	"miss": true, "mister": true, "prof": true, "professor": true, "sr": true, "sra": true, "herr": true,
+	"frau": true, "mme": true, "madame": true, "monsieur": true}
+
+func hasDigit(s string) bool {
+	return strings.IndexFunc(s, unicode.IsDigit) >= 0
+}
+
+// dropIdentifiers blanks the email addresses, links and order or booking
+// references ("#4521", "ABC-123") of a message: they name one case, not
+// what is asked, and would keep two askings of the same thing apart.
+func dropIdentifiers(s string) string {
+	if !strings.ContainsAny(s, "@#/.") {
+		return s
+	}
+	fields := strings.Fields(s)
+	kept := fields[:0]
+	for _, f := range fields {
+		l := strings.ToLower(f)
+		if strings.Contains(l, "@") || strings.HasPrefix(l, "#") || strings.Contains(l, "://") ||
+			strings.HasPrefix(l, "www.") || strings.Contains(l, ".com") {
+			continue
+		}
+		kept = append(kept, f)
+	}
+	return strings.Join(kept, " ")
 }
