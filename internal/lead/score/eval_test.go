@@ -105,6 +105,10 @@ const (
 	// of every test's reach, until the end of the rule work on this half.
 	setDevC  = "blind C dev"
 	setTestC = "blind C test"
+	// Blind set D (all six languages, 240 cases, written 2026-11-26 after
+	// lexicon-4): its development half. The test half is sealed in
+	// testdata/sealed/ until the end of the rule work on this half.
+	setDevD = "blind D dev"
 )
 
 func evalSet(c evalCase) string {
@@ -121,6 +125,8 @@ func evalSet(c evalCase) string {
 		return setDevC
 	case "blind_c_test.json":
 		return setTestC
+	case "blind_d_dev.json":
+		return setDevD
 	}
 	return setExisting
 }
@@ -177,6 +183,10 @@ var goals = map[string]goal{
 	// a floor under it. After lexicon-4 (read for it, in-sample): 99/119
 	// (83.2%), 4 two tiers off.
 	setTestC: {accuracy: 0.80},
+	// First run, 2026-11-26, before any rule work on it (lexicon-4, which
+	// never saw it): 96/121 (79.3%), two tiers off 2; de 75%, en 90%,
+	// es 65%, fr 78%, hi-en 79%, pt 82%. A floor under it.
+	setDevD: {accuracy: 0.77},
 }
 
 // evalReport is one set's outcome.
@@ -313,7 +323,7 @@ func TestEvaluation(t *testing.T) {
 		cases = keep
 	}
 	reports := evaluate(cases, rulesOnly)
-	for _, set := range []string{setExisting, setDev, setTest, setDevB, setTestB, setDevC, setTestC} {
+	for _, set := range []string{setExisting, setDev, setTest, setDevB, setTestB, setDevC, setTestC, setDevD} {
 		rep := reports[set]
 		if rep == nil {
 			if set == setExisting && os.Getenv("LEAD_EVAL_SETS") == "" {
