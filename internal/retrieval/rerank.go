@@ -373,32 +373,34 @@ func (s *snapshot) rerank(hits []Hit, variants [][]string) {
 func readPassage(q queryWeights, ix *termIndex, matched []bool) Evidence {
 	var ev Evidence
 	var cov, title, head float64
-	var stack [2][8][]int32
-	pos := stack[0][:0]  // text positions of each question term
-	body := stack[1][:0] // those of the weighted terms found in the text
+	var stack [8]int32
+	var bodyStack [8][]int32
+	found := stack[:0]    // each question term's entry, -1 when absent
+	body := bodyStack[:0] // positions of the weighted terms found in the text
 	for i, t := range q.terms {
-		f, ps := ix.lookup(t, q.hashes[i])
-		pos = append(pos, ps)
-		matched[i] = f != 0
-		if f == 0 {
+		e := ix.find(t, q.hashes[i])
+		found = append(found, e)
+		matched[i] = e >= 0
+		if e < 0 {
 			continue
 		}
 		cov += q.weights[i]
+		f := ix.fields(e)
 		if f&inTitle != 0 {
 			title += q.weights[i]
 		}
 		if f&inHeading != 0 {
 			head += q.weights[i]
 		}
-		if len(ps) > 0 && q.weights[i] > 0 {
-			body = append(body, ps)
+		if f&inBody != 0 && q.weights[i] > 0 {
+			body = append(body, ix.positions(e))
 		}
 	}
 	if q.total > 0 {
 		ev.Coverage, ev.Title, ev.Heading = cov/q.total, title/q.total, head/q.total
 	}
 	ev.Proximity = proximity(body)
-	ev.Phrase = phrase(q, ix, pos)
+	ev.Phrase = phrase(q, ix, found)
 	return ev
 }
 
@@ -446,24 +448,27 @@ func proximity[P int | int32](positions [][]P) float64 {
 }
 
 // phrase is the share of the question's adjacent weighted term pairs that
-// stand adjacent, in that order, in the title, headings or text (pos: the
-// text positions of each question term).
-func phrase(q queryWeights, ix *termIndex, pos [][]int32) float64 {
-	pairs, found := 0, 0
+// stand adjacent, in that order, in the title, headings or text (found: the
+// entry of each question term in the passage's index, -1 when absent).
+func phrase(q queryWeights, ix *termIndex, found []int32) float64 {
+	pairs, hits := 0, 0
 	for i := 0; i+1 < len(q.terms); i++ {
 		if q.weights[i] == 0 || q.weights[i+1] == 0 {
 			continue
 		}
 		pairs++
-		a, b := q.terms[i], q.terms[i+1]
-		if adjacent(ix.title, a, b) || adjacent(ix.heading, a, b) || follows(pos[i], pos[i+1]) {
-			found++
+		a, b := found[i], found[i+1]
+		if a < 0 || b < 0 {
+			continue
+		}
+		if adjacent(ix.title, a, b) || adjacent(ix.heading, a, b) || follows(ix.positions(a), ix.positions(b)) {
+			hits++
 		}
 	}
 	if pairs == 0 {
 		return 0
 	}
-	return float64(found) / float64(pairs)
+	return float64(hits) / float64(pairs)
 }
 
 // follows tells whether a position of b (ascending) comes right after one
@@ -482,7 +487,7 @@ func follows(a, b []int32) bool {
 	return false
 }
 
-func adjacent(f []string, a, b string) bool {
+func adjacent[T comparable](f []T, a, b T) bool {
 	for i := 0; i+1 < len(f); i++ {
 		if f[i] == a && f[i+1] == b {
 			return true

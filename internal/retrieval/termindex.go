@@ -1,7 +1,6 @@
 package retrieval
 
 import (
-	"cmp"
 	"hash/maphash"
 	"slices"
 	"strings"
@@ -10,22 +9,32 @@ import (
 // termIndex is one passage's terms arranged for the second stage: each
 // distinct term once, with the fields it occurs in and its positions in the
 // text. The second stage reads a candidate against a handful of question
-// terms; with the index that is a binary search per question term, over
-// the terms' hashes, instead of a pass over every term of the passage, and
-// it is built once per cached passage (cachedPassage.index) rather than on
-// every search that finds the passage. Hashes only find the place: a term
+// terms; with the index that is a hash probe per question term instead of a
+// pass over every term of the passage, and it is built once per cached
+// passage (cachedPassage.index) rather than on every search that finds the
+// passage. A candidate's index is seldom in the processor's caches (a
+// search reads 30 passages of thousands), so a probe touches few cache
+// lines: the slot, the entry (the next one tells where its term and
+// positions end) and the term's bytes. Hashes only find the place: a term
 // is found when its string is equal, so a collision changes nothing.
 type termIndex struct {
-	// title and heading are the fields' terms in order (a few words: the
-	// phrase signal scans them).
-	title, heading []string
-	hashes         []uint64 // of terms, ascending
-	terms          []string // distinct terms of all three fields, in hash order
-	fields         []uint8  // per term: inTitle | inHeading | inBody
-	start          []int32  // per term: its positions are pos[start[i]:start[i+1]]
-	pos            []int32  // text positions, grouped by term, ascending within a term
+	entries []termEntry // distinct terms in first-seen order, then a sentinel
+	slots   []uint32    // open addressing by hash: entry + 1, 0 for empty; a power of two long
+	col     string      // the distinct terms' bytes, back to back in entry order
+	pos     []int32     // text positions, grouped by entry, ascending within one
+	// title and heading are the fields' terms in order, as entries (a few
+	// words: the phrase signal scans them).
+	title, heading []int32
 	bodyLen        int
 	hub            bool // isHub(body) || changelogTitle(title)
+}
+
+// termEntry is one distinct term: its text is col[off:] up to the next
+// entry's off, its positions pos[start:] up to the next entry's start.
+type termEntry struct {
+	hash  uint64
+	offF  uint32 // off<<3 | fields (inTitle, inHeading, inBody)
+	start uint32
 }
 
 const (
@@ -40,101 +49,118 @@ var termSeed = maphash.MakeSeed()
 
 func termHash(t string) uint64 { return maphash.String(termSeed, t) }
 
+// hashTerm is the hash the indexes use (a variable so that a test can make
+// every term collide).
+var hashTerm = termHash
+
 // newTermIndex indexes parsed terms; title is the passage's title as shown
-// (for changelogTitle). The slices point into the terms column value, as
-// fieldTerms' do.
+// (for changelogTitle).
 func newTermIndex(ft fieldTerms, title string) *termIndex {
-	ix := &termIndex{title: ft.title, heading: ft.heading, bodyLen: len(ft.body)}
+	ix := &termIndex{bodyLen: len(ft.body)}
 	n := len(ft.title) + len(ft.heading) + len(ft.body)
 	ids := make(map[string]int32, n)
 	var distinct []string
-	id := func(t string) int32 {
+	var fields []uint8
+	id := func(t string, flag uint8) int32 {
 		i, ok := ids[t]
 		if !ok {
 			i = int32(len(distinct))
 			ids[t] = i
 			distinct = append(distinct, t)
+			fields = append(fields, 0)
 		}
+		fields[i] |= flag
 		return i
 	}
-	var fields []uint8
-	mark := func(f []string, flag uint8) {
-		for _, t := range f {
-			i := id(t)
-			if int(i) == len(fields) {
-				fields = append(fields, 0)
-			}
-			fields[i] |= flag
+	ix.title = make([]int32, len(ft.title))
+	for j, t := range ft.title {
+		ix.title[j] = id(t, inTitle)
+	}
+	ix.heading = make([]int32, len(ft.heading))
+	for j, t := range ft.heading {
+		ix.heading[j] = id(t, inHeading)
+	}
+	body := make([]int32, len(ft.body))
+	for j, t := range ft.body {
+		body[j] = id(t, inBody)
+	}
+	// Positions grouped by entry: count, then place (a counting sort, which
+	// keeps each entry's positions ascending).
+	m := len(distinct)
+	start := make([]uint32, m+1)
+	for _, e := range body {
+		start[e+1]++
+	}
+	for e := range m {
+		start[e+1] += start[e]
+	}
+	ix.pos = make([]int32, len(body))
+	next := slices.Clone(start[:m])
+	for p, e := range body {
+		ix.pos[next[e]] = int32(p)
+		next[e]++
+	}
+	var col strings.Builder
+	ix.entries = make([]termEntry, m+1)
+	size := 2
+	for size < 2*m {
+		size *= 2
+	}
+	ix.slots = make([]uint32, size)
+	mask := uint64(size - 1)
+	for e, t := range distinct {
+		h := hashTerm(t)
+		ix.entries[e] = termEntry{hash: h, offF: uint32(col.Len())<<3 | uint32(fields[e]), start: start[e]}
+		col.WriteString(t)
+		i := h & mask
+		for ix.slots[i] != 0 {
+			i = (i + 1) & mask
 		}
+		ix.slots[i] = uint32(e + 1)
 	}
-	mark(ft.title, inTitle)
-	mark(ft.heading, inHeading)
-	mark(ft.body, inBody)
-	// The terms in hash order (ties, which are collisions, by the string).
-	order := make([]int32, len(distinct))
-	hashes := make([]uint64, len(distinct))
-	for i, t := range distinct {
-		order[i], hashes[i] = int32(i), termHash(t)
-	}
-	slices.SortFunc(order, func(a, b int32) int {
-		if c := cmp.Compare(hashes[a], hashes[b]); c != 0 {
-			return c
-		}
-		return strings.Compare(distinct[a], distinct[b])
-	})
-	place := make([]int32, len(distinct)) // first-seen id → place in hash order
-	ix.hashes = make([]uint64, len(distinct))
-	ix.terms = make([]string, len(distinct))
-	ix.fields = make([]uint8, len(distinct))
-	for k, i := range order {
-		place[i] = int32(k)
-		ix.hashes[k], ix.terms[k], ix.fields[k] = hashes[i], distinct[i], fields[i]
-	}
-	// Positions grouped by term: count, then place (a counting sort, which
-	// keeps each term's positions ascending).
-	rank := make([]int32, len(ft.body))
-	ix.start = make([]int32, len(distinct)+1)
-	for p, t := range ft.body {
-		k := place[ids[t]]
-		rank[p] = k
-		ix.start[k+1]++
-	}
-	for k := range distinct {
-		ix.start[k+1] += ix.start[k]
-	}
-	ix.pos = make([]int32, len(ft.body))
-	next := slices.Clone(ix.start[:len(distinct)])
-	for p, k := range rank {
-		ix.pos[next[k]] = int32(p)
-		next[k]++
-	}
+	ix.entries[m] = termEntry{offF: uint32(col.Len()) << 3, start: start[m]}
+	ix.col = col.String()
 	ix.hub = isHub(ft.body) || changelogTitle(title)
 	return ix
 }
 
-// lookup returns the fields of term t (whose termHash is h) and its text
-// positions; 0 and nil when the passage does not have it.
-func (ix *termIndex) lookup(t string, h uint64) (uint8, []int32) {
-	lo, hi := 0, len(ix.hashes)
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if ix.hashes[m] < h {
-			lo = m + 1
-		} else {
-			hi = m
+// find returns the entry of term t (whose hashTerm is h), or -1 when the
+// passage does not have it.
+func (ix *termIndex) find(t string, h uint64) int32 {
+	mask := uint64(len(ix.slots) - 1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		s := ix.slots[i]
+		if s == 0 {
+			return -1
+		}
+		e := &ix.entries[s-1]
+		if e.hash == h && ix.col[e.offF>>3:ix.entries[s].offF>>3] == t {
+			return int32(s - 1)
 		}
 	}
-	for i := lo; i < len(ix.hashes) && ix.hashes[i] == h; i++ {
-		if ix.terms[i] == t {
-			return ix.fields[i], ix.pos[ix.start[i]:ix.start[i+1]]
-		}
+}
+
+// fields are the fields entry e occurs in.
+func (ix *termIndex) fields(e int32) uint8 { return uint8(ix.entries[e].offF & 7) }
+
+// positions are entry e's text positions, ascending.
+func (ix *termIndex) positions(e int32) []int32 {
+	return ix.pos[ix.entries[e].start:ix.entries[e+1].start]
+}
+
+// lookup returns the fields of term t and its text positions; 0 and nil
+// when the passage does not have it.
+func (ix *termIndex) lookup(t string) (uint8, []int32) {
+	e := ix.find(t, hashTerm(t))
+	if e < 0 {
+		return 0, nil
 	}
-	return 0, nil
+	return ix.fields(e), ix.positions(e)
 }
 
 // size approximates the index's memory beyond the strings it points into.
 func (ix *termIndex) size() int64 {
-	return int64(16*(len(ix.title)+len(ix.heading)+len(ix.terms)) + 13*len(ix.terms) + 4*len(ix.pos) + 128)
+	return int64(16*len(ix.entries) + 4*len(ix.slots) + len(ix.col) + 4*(len(ix.pos)+len(ix.title)+len(ix.heading)) + 160)
 }
 
 // indexOf returns the hit's term index: the cached passage's, or one built

@@ -392,13 +392,13 @@ func TestTermIndex(t *testing.T) {
 		{"absent", 0, nil},
 	}
 	for _, c := range cases {
-		f, pos := ix.lookup(c.term, termHash(c.term))
+		f, pos := ix.lookup(c.term)
 		if f != c.fields || !slices.Equal(pos, c.pos) {
 			t.Errorf("%s: fields %b positions %v, want %b %v", c.term, f, pos, c.fields, c.pos)
 		}
 	}
-	if !slices.IsSorted(ix.hashes) || len(ix.terms) != 5 || ix.bodyLen != 5 {
-		t.Errorf("terms %v (body %d), want five distinct terms in hash order and five positions", ix.terms, ix.bodyLen)
+	if len(ix.entries) != 6 || ix.bodyLen != 5 || len(ix.col) != len("gitcleanuntrackfileremov") {
+		t.Errorf("%d entries (body %d, %q), want five distinct terms and a sentinel, five positions", len(ix.entries), ix.bodyLen, ix.col)
 	}
 	if newTermIndex(fields("", "", ""), "").hub || !newTermIndex(fields("", "", ""), "Release notes for 2.1").hub {
 		t.Error("hub: an empty passage is none; release notes are one by their title")
@@ -477,7 +477,7 @@ func TestIndexedReadingOfAnalysedPassages(t *testing.T) {
 // TestFollows covers the phrase signal's adjacency in the text, in order.
 func TestFollows(t *testing.T) {
 	ix := newTermIndex(fields("", "", "a b x a c b a"), "")
-	at := func(t string) []int32 { _, p := ix.lookup(t, termHash(t)); return p }
+	at := func(t string) []int32 { _, p := ix.lookup(t); return p }
 	for _, c := range []struct {
 		a, b string
 		want bool
@@ -492,15 +492,14 @@ func TestFollows(t *testing.T) {
 // TestLookupSurvivesCollisions: hashes only narrow the search; terms whose
 // hashes collide are told apart by their strings.
 func TestLookupSurvivesCollisions(t *testing.T) {
-	ix := newTermIndex(fields("b", "", "a b c a"), "")
-	for i := range ix.hashes { // every term collides with every other
-		ix.hashes[i] = 7
-	}
+	defer func(h func(string) uint64) { hashTerm = h }(hashTerm)
+	hashTerm = func(string) uint64 { return 7 } // every term collides with every other
+	ix := newTermIndex(fields("b", "", "a b c a ab"), "")
 	for _, c := range []struct {
 		term string
 		pos  []int32
-	}{{"a", []int32{0, 3}}, {"b", []int32{1}}, {"c", []int32{2}}, {"d", nil}} {
-		if _, pos := ix.lookup(c.term, 7); !slices.Equal(pos, c.pos) {
+	}{{"a", []int32{0, 3}}, {"b", []int32{1}}, {"c", []int32{2}}, {"ab", []int32{4}}, {"d", nil}, {"", nil}} {
+		if _, pos := ix.lookup(c.term); !slices.Equal(pos, c.pos) {
 			t.Errorf("%s: %v, want %v", c.term, pos, c.pos)
 		}
 	}
