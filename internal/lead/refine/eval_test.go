@@ -62,6 +62,8 @@ func loadLabelled(t *testing.T) []labelled {
 			set = "blind C dev"
 		case "blind_c_test.json":
 			set = "blind C test"
+		case "blind_d_dev.json":
+			set = "blind D dev"
 		}
 		if only := os.Getenv("LEAD_EVAL_SETS"); only != "" && !strings.Contains(","+only+",", ","+set+",") {
 			continue // see score's TestEvaluation
@@ -207,7 +209,7 @@ func TestRefinedEvaluation(t *testing.T) {
 		rules[c.set].add(c, b.Tier)
 		refined[c.set].add(c, res.Tier)
 	}
-	for _, set := range []string{"existing", "blind dev", "blind test", "blind B dev", "blind B test", "blind C dev", "blind C test"} {
+	for _, set := range []string{"existing", "blind dev", "blind test", "blind B dev", "blind B test", "blind C dev", "blind C test", "blind D dev"} {
 		a, m := rules[set], refined[set]
 		if a == nil {
 			continue
