@@ -241,7 +241,7 @@ var evalRules = []rule{
 	r("replacing a tool", "{changer de|migrer de|remplacer}", o(fEval, 55), o(fFit, 60), o(fNeed, 55)),
 	r("asks what a plan includes", "{que comprend|que est ce que comprend|quel forfait|quelle offre|les forfaits|s integre|integration avec|compatible avec|fonctionne avec|connecter a}", o(fEval, 55), o(fNeed, 45), o(fIntent, 45)),
 	// German.
-	r("asks for a trial", "{testversion|kostenlos testen|testphase|testzugang|probeversion|pilotprojekt|pilotphase|pilot|proof of concept|testen|ausprobieren}", o(fEval, 65), o(fNeed, 55), o(fIntent, 55)),
+	r("asks for a trial", "{testversion|kostenlos testen|testphase|probetragen|probetraining|probestunde|probemonat|probeabo|probewoche|probesitzung|probetermin|probelektion|probeunterricht|probeliegen|probeschlafen|probewohnen|testzugang|probeversion|pilotprojekt|pilotphase|pilot|proof of concept|testen|ausprobieren}", o(fEval, 65), o(fNeed, 55), o(fIntent, 55)),
 	r("compares vendors", "{vergleichen|vergleich|evaluieren|prufen gerade|schauen uns|entscheiden zwischen|alternative zu|alternativen zu|im vergleich zu}", o(fEval, 65), o(fNeed, 55), o(fCriteria, 55), o(fProcess, 55)),
 	r("uses a tool today", "{wir nutzen|wir verwenden|nutzen derzeit|aktuelles tool|aktuellen anbieter}", o(fFit, 60)),
 	r("replacing a tool", "{wechseln von|migrieren von|ersetzen|ablosen}", o(fEval, 55), o(fFit, 60), o(fNeed, 55)),
@@ -332,7 +332,13 @@ var disqualifierIntlRules = []rule{
 	r("vendor pitch", "{earn|gana|ganhe|gagnez|verdienen|verdienst|kamao|kamaiye} .. {a|per|por|par|pro} {day|week|month|dia|semana|mes|jour|semaine|mois|tag|woche|monat|din|hafte|mahine}", o(fSpamWeak, 100)).native(),
 	r("spam", "{crypto signals|trading signals|forex signals|limited spots|vip group|vip signals|t me|telegram group|join my telegram|join our telegram}", o(fSpam, 100)).native(),
 	r("spam", "{servicios de seo|posicionamiento web|enlaces|backlinks|servicos de seo|services seo|referencement|seo dienstleistungen|gana dinero|ganhe dinheiro|gagnez de le argent|geld verdienen|haga clic aqui|clique aqui|cliquez ici|klicken sie hier|criptomonedas|criptomoedas|cryptomonnaie|kryptowahrung}", o(fSpam, 100)),
-	r("vendor pitch", "{ofrecemos servicios|le ofrecemos|les ofrecemos|somos una agencia|propuesta de colaboracion|colaboracion con ustedes|alianza con ustedes|oferecemos servicos|somos uma agencia|proposta de parceria|parceria com voces|nous proposons|nous offrons nos services|nous sommes une agence|proposition de partenariat|partenariat avec vous|wir bieten|wir sind eine agentur|kooperation mit ihnen|partnerschaft mit ihnen|ihre website|ihr unternehmen|su sitio web|su pagina web|votre site|votre entreprise|seu site|sua empresa|collaboration karna|partnership chahiye}", o(fSpamWeak, 100)).native(),
+	r("vendor pitch", "{ofrecemos servicios|le ofrecemos|les ofrecemos|somos una agencia|propuesta de colaboracion|colaboracion con ustedes|alianza con ustedes|oferecemos servicos|somos uma agencia|proposta de parceria|parceria com voces|nous proposons|nous offrons nos services|nous sommes une agence|proposition de partenariat|partenariat avec vous|wir bieten|wir sind eine agentur|kooperation mit ihnen|partnerschaft mit ihnen|ihr unternehmen|votre entreprise|sua empresa|collaboration karna|partnership chahiye}", o(fSpamWeak, 100)).native(),
+	// "Your website" is a pitch as the object of an audit or an offer to
+	// improve it ("wir haben Ihre Website analysiert", "podemos mejorar su
+	// sitio web"); a buyer keeps it, reads it, found it ("je garde votre
+	// site").
+	r("vendor pitch", "{ihre website|ihre webseite|votre site|su sitio web|su pagina web|seu site} .. {analysiert|gepruft|angeschaut|optimieren|verbessern|analyse|audite|optimiser|ameliorer|refaire|analizado|auditado|optimizar|mejorar|analisado|otimizar|melhorar}", o(fSpamWeak, 100)).native(),
+	r("vendor pitch", "{analysiert|analysieren|gepruft|optimieren|verbessern|analyse|analyser|audite|optimiser|ameliorer|refaire|analizado|analizamos|auditado|optimizar|mejorar|analisado|analisamos|otimizar|melhorar} .. {ihre website|ihre webseite|votre site|su sitio web|su pagina web|seu site}", o(fSpamWeak, 100)).native(),
 	r("competitor", "{hum bhi|hum log bhi|humari bhi|hamari bhi} .. {chalate|banate|bechte|offer karte|provide karte|run karte|bana rahe}", o(fCompetitor, 100)),
 	r("fishing for business data", "{aapka|aapke|aapki|apka|apke|apki|tumhara|tumhare} .. {margin|margins|tech stack|top clients|client list|revenue|commission|contract rate|supplier|suppliers|vendors|conversion rate}", o(fFishing, 100)),
 	r("fishing for business data", "{kaunsa|konsa|kaun sa|kon sa|kaun kaun} .. {tech stack|software|llm|model|supplier|vendor|clients}", o(fFishing, 100)),

@@ -130,7 +130,7 @@ func botRoutes(text, lang string) route {
 	for _, s := range sents {
 		lo, hi := s.tokStart, s.tokEnd
 		var team, verb []int
-		share, neg, private, info, mine, vendor := false, false, false, false, false, false
+		share, neg, private, info, mine, vendor, supplierTalk := false, false, false, false, false, false, false
 		for i := lo; i < hi; i++ {
 			n := toks[i].norm
 			if supportTeamWords[n] || (i+1 < hi && isTeamPair(n, toks[i+1].norm)) {
@@ -144,7 +144,8 @@ func botRoutes(text, lang string) route {
 			private = private || privateWords[n]
 			info = info || infoWords[n]
 			mine = mine || visitorPossessives[n]
-			vendor = vendor || (vendorWords[n] && vendorPurpose(toks, i, lo, hi))
+			vendor = vendor || (vendorWords[n] && vendorPurpose(toks, i, lo, hi)) || (proposalWords[n] && proposalsTo(toks, i, lo))
+			supplierTalk = supplierTalk || (vendorWords[n] && !(i+1 < hi && toks[i+1].norm == "lock"))
 		}
 		if handsTo(toks, team, verb) {
 			r |= routeSupport
@@ -153,6 +154,13 @@ func botRoutes(text, lang string) route {
 			r |= routeRefuse
 		}
 		if vendor && strings.ContainsRune(text[s.start:s.end], '@') {
+			r |= routeVendor
+		}
+		if supplierTalk && neg && !share && !info {
+			// "Je ne fixe pas de rendez-vous commerciaux fournisseurs
+			// ici", "we don't take vendor meetings in this chat": the bot
+			// turned down a seller. Not sharing suppliers' data is a
+			// refusal (routeRefuse), not this.
 			r |= routeVendor
 		}
 		if asksReference(toks, lo, hi) {
@@ -272,6 +280,21 @@ var (
 	purposeAfter  = setOfWords([]string{"liye", "proposals", "proposal", "inquiries", "enquiries", "requests", "offers", "pitches",
 		"propuestas", "propostas", "propositions", "anfragen", "angebote"})
 )
+
+// proposalWords name what a seller sends: "for any proposal, write to
+// contact@", "propuestas comerciales a compras@".
+var proposalWords = setOfWords([]string{"proposal", "proposals", "propuesta", "propuestas", "proposta", "propostas", "proposition", "propositions"})
+
+// proposalsTo: the proposal word names what the inbox is for ("pour toute
+// proposition", "for proposals", "para propuestas").
+func proposalsTo(toks []token, i, lo int) bool {
+	for k := max(lo, i-2); k < i; k++ {
+		if purposeBefore[toks[k].norm] {
+			return true
+		}
+	}
+	return false
+}
 
 // vendorPurpose: the vendor word names who the inbox is for ("for vendor
 // enquiries", "vendor proposals ke liye", "pour les fournisseurs"), not

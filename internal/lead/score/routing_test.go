@@ -35,6 +35,14 @@ func TestBotRoutes(t *testing.T) {
 		{"en", "We work with suppliers across Europe; email sales@acme.com for a quote.", 0},
 		{"en", "For vendor and partnership enquiries, please write to partners@acme.com.", routeVendor},
 		{"fr", "Pour les fournisseurs, merci d'écrire à achats@acme.fr.", routeVendor},
+		// A seller turned away: proposals sent to an inbox, supplier
+		// meetings declined (blind D dev, set D round).
+		{"fr", "Vous pouvez écrire à contact@delorme-immo.fr pour toute proposition.", routeVendor},
+		{"es", "Para propuestas comerciales escribe a compras@hotel.cl, gracias.", routeVendor},
+		{"fr", "Je ne fixe pas de rendez-vous commerciaux fournisseurs ici.", routeVendor},
+		{"en", "We don't take vendor meetings through this chat.", routeVendor},
+		{"en", "No vendor lock-in: you can export your data any time.", 0},
+		{"en", "I'll send the proposal to anna@acme.com today.", 0},
 	}
 	for _, c := range cases {
 		if got := botRoutes(c.text, c.lang); got != c.want {

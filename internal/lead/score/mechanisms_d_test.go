@@ -1,0 +1,63 @@
+package score
+
+import (
+	"strings"
+	"testing"
+)
+
+// conv builds a transcript from "V: visitor|B: bot|..." as in
+// TestGeneralMechanisms.
+func conv(s string) []Turn {
+	var tr []Turn
+	for _, p := range strings.Split(s, "|") {
+		role := RoleVisitor
+		if strings.HasPrefix(p, "B: ") {
+			role = RoleBot
+		}
+		tr = append(tr, Turn{Role: role, Text: p[3:]})
+	}
+	return tr
+}
+
+// checkTiers scores each conversation with BANT and compares the tier.
+func checkTiers(t *testing.T, cases []struct{ want, conv string }) {
+	t.Helper()
+	for _, c := range cases {
+		tr := conv(c.conv)
+		r := Score(qual("bant"), Input{Transcript: tr})
+		if r.Tier != c.want {
+			t.Errorf("%.70s: %s, want %s: %s", c.conv, r.Tier, c.want, r.Summary)
+		}
+		checkQuotes(t, c.conv[:20], tr, r)
+	}
+}
+
+// TestSellerTurnedAway: a seller the bot sends to a proposals inbox or
+// whose meeting request it declines is unqualified, whatever budget or
+// date they name; a buyer who keeps "your site" for later is not a pitch.
+func TestSellerTurnedAway(t *testing.T) {
+	checkTiers(t, []struct{ want, conv string }{
+		{"unqualified", "V: Hola, somos una agencia de fotografía para hoteles, tenemos una promo de 500 € este mes|B: Gracias. Para propuestas comerciales escribe a compras@hotel.cl.|V: ¿puedo llamar al gerente mañana? tengo presupuesto para una sesión gratis"},
+		{"unqualified", "V: Hi, I'm with BrightDesk, we help clinics cut no-shows by 30%, launch offer $990 until Friday|B: Thanks, but we don't take vendor meetings through this chat.|V: could I get 10 minutes with your practice manager this week?"},
+		{"unqualified", "V: Guten Tag, wir haben Ihre Website analysiert und sehen viel Potenzial bei Google Ads.|B: Danke, kein Bedarf.|V: Schade, ich melde mich nächsten Monat nochmal."},
+		{"nurture", "V: bonjour, mon père a 80 ans, on se pose des questions pour plus tard|B: Nos services commencent à 38 $ de l'heure.|V: ok merci, pas pour tout de suite, je garde votre site"},
+	})
+}
+
+// TestGermanTrialCompounds: "Probetragen", "Probetraining" and the other
+// Probe- compounds ask for a trial, which is evaluation, not a fault.
+func TestGermanTrialCompounds(t *testing.T) {
+	for _, s := range []string{"Gibt es die Möglichkeit zum Probetragen?", "Kann ich ein Probetraining machen?", "Bieten Sie eine Probestunde an?"} {
+		a := read("", s)
+		found := false
+		for _, f := range a.findings {
+			found = found || (f.f == fEval && f.level >= 55)
+		}
+		if !found {
+			t.Errorf("%q: no trial request read", s)
+		}
+	}
+	checkTiers(t, []struct{ want, conv string }{
+		{"mql", "V: Hallo, mein Vater hört schlecht, es geht nicht mehr so. Gibt es die Möglichkeit zum Probetragen?|B: Ja, 2–3 Wochen kostenlos.|V: und was kostet ein Akku-Gerät?|B: Mit Zuzahlung 600–1.800 € pro Ohr.|V: danke, ich muss das erst mit ihm besprechen"},
+	})
+}
