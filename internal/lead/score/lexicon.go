@@ -285,6 +285,10 @@ var timelineRules = []rule{
 	r("no rush", "{no rush|no hurry|no urgency|not in a rush|not in a hurry}", o(fTimeline, 0), o(fPriority, 0)).deny().notYet(),
 	r("not urgent", "{not urgent|not now|not a priority|not right now|abhi nahi|jaldi nahi|can wait}", o(fTimeline, 0), o(fPriority, 0)).deny().notYet(),
 	r("timeline not decided", "{not decided|undecided|no timeline|no fixed timeline}", o(fTimeline, 15)).native(),
+	// "We haven't set a timeline", "sin fecha todavía", "koi date fix
+	// nahi": no date yet, in every language.
+	r("timeline not decided", "{not|havent|hasnt|no|never} {set|fixed|decided|picked|agreed} {a|any|the|on a|on any|} {timeline|date|dates|deadline}", o(fTimeline, 15)).native(),
+	r("timeline not decided", "{no date yet|no dates yet|no fixed date|sin fecha|sin fechas|no hay fecha|no tenemos fecha|sem data|sem datas|nao temos data|pas de date|pas encore de date|aucune date|keine frist|kein datum|noch kein termin|noch keinen termin|date fix nahi|dates fix nahi|date final nahi|date decide nahi}", o(fTimeline, 15)).native(),
 }
 
 var priorityRules = []rule{

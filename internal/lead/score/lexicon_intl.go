@@ -151,6 +151,9 @@ var intlNeedRules = []rule{
 
 var intlTimelineRules = []rule{
 	r("wants it immediately", "{cuanto antes|lo antes posible|lo mas pronto posible|de inmediato|inmediatamente|urgente|ya mismo|hoy mismo|o quanto antes|o mais rapido possivel|imediatamente|pra ontem|des que possible|au plus vite|au plus tot|immediatement|tout de suite|urgent|urgente|so schnell wie moglich|schnellstmoglich|sofort|dringend|umgehend|asap|turant|jaldi se jaldi}", o(fTimeline, 95), o(fPriority, 85)),
+	// "Por la mañana", "am Morgen": a time of day, not tomorrow.
+	suppress("{a la|por la|en la|de la|cada|toda la|todas las|las} manana", fTimeline, fPriority),
+	suppress("{am|jeden|guten|einen|den} morgen", fTimeline, fPriority),
 	r("wants it immediately", "{hoy|manana|hoje|amanha|aujourd hui|aujourd'hui|demain|heute|morgen|aaj|kal tak|kal hi|kal subah|kal shaam|kal se}", o(fTimeline, 90), o(fPriority, 75)),
 	r("this week", "{esta semana|la semana que viene|la proxima semana|proxima semana|semana que vem|essa semana|cette semaine|la semaine prochaine|semaine prochaine|diese woche|nachste woche|nachsten woche|kommende woche|kommenden woche|is hafte|agle hafte|agle week|next week tak}", o(fTimeline, 95)),
 	r("within days", "{en unos dias|en pocos dias|em poucos dias|dans quelques jours|in ein paar tagen|in wenigen tagen|kuch din mein}", o(fTimeline, 95)),

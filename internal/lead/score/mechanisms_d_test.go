@@ -61,3 +61,44 @@ func TestGermanTrialCompounds(t *testing.T) {
 		{"mql", "V: Hallo, mein Vater hört schlecht, es geht nicht mehr so. Gibt es die Möglichkeit zum Probetragen?|B: Ja, 2–3 Wochen kostenlos.|V: und was kostet ein Akku-Gerät?|B: Mit Zuzahlung 600–1.800 € pro Ohr.|V: danke, ich muss das erst mit ihm besprechen"},
 	})
 }
+
+// TestNotADate: words that look like a date or a booking but are not one.
+// "Since Q1" says how long a problem has lasted; "a la mañana" and "am
+// Morgen" are a time of day; "sous réserve d'approbation" is a condition,
+// not a reservation; "we haven't set a timeline" is no date at all.
+func TestNotADate(t *testing.T) {
+	for _, c := range []struct {
+		text     string
+		maxLevel int
+	}{
+		{"our ROAS has tanked since Q1", 0},
+		{"die Buchungen sind seit März eingebrochen", 0},
+		{"les ventes baissent depuis janvier", 0},
+		{"yo nado a la mañana temprano", 0},
+		{"ich trainiere jeden Morgen vor der Arbeit", 0},
+		{"my boss makes the final call and we havent set a timeline", 15},
+		{"abhi koi date fix nahi hai", 15},
+		{"on n'a pas de date encore", 15},
+	} {
+		a := read("", c.text)
+		for _, f := range a.findings {
+			if f.f == fTimeline && !f.deny && f.level > c.maxLevel {
+				t.Errorf("%q: timeline %d (%s), want at most %d", c.text, f.level, f.reading, c.maxLevel)
+			}
+		}
+	}
+	// The same words still date a purchase where they should.
+	for _, s := range []string{"we need it by Q3", "necesito la cita mañana", "können Sie morgen kommen?"} {
+		a := read("", s)
+		found := false
+		for _, f := range a.findings {
+			found = found || (f.f == fTimeline && !f.deny && f.level >= 60)
+		}
+		if !found {
+			t.Errorf("%q: no timeline read", s)
+		}
+	}
+	if got := botRoutes("On a présentement 4,49 % sur 60 mois, sous réserve d'approbation.", "fr"); got&routeBooked != 0 {
+		t.Errorf("sous réserve read as a booking")
+	}
+}

@@ -204,7 +204,9 @@ var (
 	// ("once you're booked", "cuando llegue, te esperamos"); "fully
 	// booked" and "réservé aux patients" book nobody.
 	bookingBlockers = setOfWords([]string{"if", "once", "when", "cuando", "quando", "si", "se", "wenn", "sobald", "falls", "lorsque", "jab",
-		"fully", "completely", "aux", "pour", "not", "no", "nicht", "pas", "nao"})
+		"fully", "completely", "aux", "pour", "not", "no", "nicht", "pas", "nao",
+		// "sous réserve d'approbation", "subject to approval": a condition.
+		"sous", "subject", "sujeto", "sujeta", "sujeito", "vorbehaltlich"})
 )
 
 // confirmsBooking: a statement by the bot that the visitor is booked,

@@ -96,6 +96,11 @@ func timeFindings(t *turnText, s *sentence, now time.Time, out []finding) []find
 				continue
 			}
 		}
+		// "Since March", "seit Q1", "depuis janvier": how long something
+		// has lasted, not when it is wanted.
+		if sinceBefore(toks, i, s) && (toks[i].kind&kMonth != 0 || (len(n) == 2 && n[0] == 'q' && n[1] >= '1' && n[1] <= '4')) {
+			continue
+		}
 		// Calendar months: "by March", "15 March", "before June", "in December".
 		if toks[i].kind&kMonth != 0 && monthIsDate(toks, i, s) {
 			start, end := i, i+1
@@ -161,6 +166,26 @@ func timeFindings(t *turnText, s *sentence, now time.Time, out []finding) []find
 		}
 	}
 	return out
+}
+
+// sinceBefore: the date at toks[i] follows "since" (English, German,
+// French), skipping an article or a day number: "since Q1", "seit dem 3.
+// März", "depuis janvier". Spanish and Portuguese "desde" also mean "from"
+// ("desde enero queremos..."), so they are left out.
+func sinceBefore(toks []token, i int, s *sentence) bool {
+	for k := i - 1; k >= s.tokStart && k >= i-3; k-- {
+		switch toks[k].norm {
+		case "since", "seit", "depuis":
+			return true
+		case "the", "dem", "le", "early", "late", "mid", "end", "of":
+			continue
+		}
+		if toks[k].isNum {
+			continue
+		}
+		return false
+	}
+	return false
 }
 
 // numberAt reads a number at toks[i]: digits, a number word, or a range
