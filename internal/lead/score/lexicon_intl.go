@@ -321,6 +321,9 @@ var disqualifierIntlRules = []rule{
 	r("vendor pitch", "{bieten ihnen|ihnen anbieten|vous proposer|vous proposons|les proponemos|le proponemos|oferecemos a voces|propomos}", o(fSpamWeak, 100)),
 	r("competitor", "{meme marche que vous|meme secteur que vous|meme creneau que vous|mismo mercado que ustedes|mismo sector que ustedes|mesmo mercado que voces|mesmo setor que voces|gleichen markt wie sie|selben markt wie sie|gleichen branche wie sie|same market as you|same industry as you|same business as you}", o(fCompetitor, 100)),
 	r("fishing for business data", "{etude de marche|estudio de mercado|pesquisa de mercado|marktforschung|marktstudie|marktanalyse|market study|market research}", o(fFishing, 100)),
+	// What only an applicant says: the pay they expect, their notice
+	// period, whether the position is still open, the interview.
+	r("asks for a job", "{ist die stelle noch frei|die stelle noch frei|ist die stelle noch|stelle noch zu haben|gehaltsvorstellung|gehaltsvorstellungen|bewerbungsgesprach|vorstellungsgesprach|salary expectation|salary expectations|expected salary|pretension salarial|pretensiones salariales|pretensao salarial|pretensoes salariais|pretention salariale|pretentions salariales|expected ctc|current ctc|is the position still open|is the job still open|is the role still open|el puesto sigue|la vacante sigue|a vaga ainda|le poste est encore|le poste est toujours}", o(fJob, 100)),
 	r("asks for a job", "{nebenjob|minijob|aushilfsjob|werkstudentenstelle|teilzeitjob|teilzeitstelle|vollzeitstelle|job etudiant|petit boulot|trabajo de medio tiempo|trabajo a tiempo parcial|meio periodo|bico}", o(fJob, 100)),
 	r("competitor", "{nous sommes aussi|on est aussi|nous aussi|wir sind auch|wir auch|somos tambien|tambien somos|tambem somos|somos tambem|we are also|we also} .. {editeur|editeurs|editeurs de|chatbot|solution|anbieter|hersteller|entwickler|proveedores|proveedor|desarrolladores|fornecedores|fornecedor|desenvolvedores|vendor|provider|developers|makers}", o(fCompetitor, 100)),
 	r("student coursework", "{tesis|trabajo de fin de grado|tfg|tfm|trabajo final|proyecto de la universidad|proyecto universitario|para la universidad|para mi clase|tarea de|tcc|trabalho da faculdade|trabalho de conclusao|para a faculdade|minha tese|dissertacao|memoire|mon memoire|projet etudiant|projet de fin de etudes|pour mon cours|pour un cours|bachelorarbeit|masterarbeit|hausarbeit|seminararbeit|studienprojekt|fur die uni|fur mein studium|college project|project ke liye|assignment ke liye}", o(fStudent, 100)),
@@ -342,6 +345,18 @@ var disqualifierIntlRules = []rule{
 	// site").
 	r("vendor pitch", "{ihre website|ihre webseite|votre site|su sitio web|su pagina web|seu site} .. {analysiert|gepruft|angeschaut|optimieren|verbessern|analyse|audite|optimiser|ameliorer|refaire|analizado|auditado|optimizar|mejorar|analisado|otimizar|melhorar}", o(fSpamWeak, 100)).native(),
 	r("vendor pitch", "{analysiert|analysieren|gepruft|optimieren|verbessern|analyse|analyser|audite|optimiser|ameliorer|refaire|analizado|analizamos|auditado|optimizar|mejorar|analisado|analisamos|otimizar|melhorar} .. {ihre website|ihre webseite|votre site|su sitio web|su pagina web|seu site}", o(fSpamWeak, 100)).native(),
+	// "Quería ver cómo lo hacen ustedes": studying how the business works
+	// is a rival's or a researcher's question, not a buyer's.
+	r("fishing for business data", "{ver|saber|entender} {como|cómo} lo {hacen|haceis|hacen ustedes} {ustedes|vosotros|}", o(fFishing, 100)),
+	r("fishing for business data", "{ver|saber|entender} como {voces fazem|vcs fazem|voces trabalham|voces fazem isso}", o(fFishing, 100)),
+	r("fishing for business data", "{voir|savoir|comprendre} comment vous {faites|faites ca|travaillez|vous organisez}", o(fFishing, 100)),
+	r("fishing for business data", "{sehen|wissen|verstehen} wie {ihr|sie} das {macht|machen|handhabt|handhaben}", o(fFishing, 100)),
+	r("fishing for business data", "{see|know|understand|learn} how you {do it|guys do it|run it|run things|do things|handle it|organise it|organize it}", o(fFishing, 100)),
+	suppress("{queria|quiero|queriamos|quisiera} {ver|saber|entender} como lo {hacen|haceis}", fNeed),
+	suppress("{queria|quero|queriamos|gostaria de} {ver|saber|entender} como {voces|vcs} {fazem|trabalham}", fNeed),
+	suppress("{je voulais|je veux|je voudrais} {voir|savoir|comprendre} comment vous {faites|travaillez}", fNeed),
+	suppress("{wanted to|want to|would like to} {see|know|understand|learn} how you {do it|guys do it|run it|run things|do things|handle it}", fNeed),
+	suppress("{ich wollte|ich will|wir wollten|ich mochte} {sehen|wissen|verstehen} wie {ihr|sie} das {macht|machen|handhabt|handhaben}", fNeed),
 	r("competitor", "{hum bhi|hum log bhi|humari bhi|hamari bhi} .. {chalate|banate|bechte|offer karte|provide karte|run karte|bana rahe}", o(fCompetitor, 100)),
 	r("fishing for business data", "{aapka|aapke|aapki|apka|apke|apki|tumhara|tumhare} .. {margin|margins|tech stack|top clients|client list|revenue|commission|contract rate|supplier|suppliers|vendors|conversion rate}", o(fFishing, 100)),
 	r("fishing for business data", "{kaunsa|konsa|kaun sa|kon sa|kaun kaun} .. {tech stack|software|llm|model|supplier|vendor|clients}", o(fFishing, 100)),

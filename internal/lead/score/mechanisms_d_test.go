@@ -102,3 +102,17 @@ func TestNotADate(t *testing.T) {
 		t.Errorf("sous réserve read as a booking")
 	}
 }
+
+// TestApplicantAndRivalWords: what only an applicant says (the pay they
+// expect, the interview, whether the position is still open) and a rival
+// studying "how you do it" disqualify in every language; a contract's
+// notice period ("Kündigungsfrist") is a buyer's deadline, not a job.
+func TestApplicantAndRivalWords(t *testing.T) {
+	checkTiers(t, []struct{ want, conv string }{
+		{"unqualified", "V: hallo, ist die stelle als disponent noch frei?|B: Ja, bitte bewerben Sie sich über das Portal.|V: meine gehaltsvorstellung wären 48.000, budget ist da?"},
+		{"unqualified", "V: hi, is the position still open? my salary expectation is 60k and I can start next month"},
+		{"unqualified", "V: hola, cuánto le pagan a los profes?|B: No compartimos datos internos.|V: es que tengo una academia y quería ver cómo lo hacen ustedes"},
+		{"unqualified", "V: bonjour, je voulais voir comment vous faites pour vos plannings, j'ai un cabinet aussi|B: Ces informations sont internes, je ne peux pas les partager.|V: dommage"},
+		{"sql", "V: Wir sind ein Dachdeckerbetrieb mit 14 Mitarbeitern, ich bin der Chef. Unsere Haftpflicht läuft zum 1. Juli aus.|B: Soll ein Berater ein Angebot erstellen?|V: Ja, ich brauch das innerhalb von 14 Tagen wegen der Kündigungsfrist."},
+	})
+}

@@ -101,7 +101,7 @@ var (
 		"vacantes", "vacante", "empleo", "empleos", "curriculum",
 		"curriculo", "seletivo", "trabalhe",
 		"emploi", "emplois", "candidature", "candidatures",
-		"karriere", "karriereseite", "stellenangebote", "stellenanzeigen", "bewerbung", "bewerbungen", "lebenslauf", "jobportal",
+		"karriere", "karriereseite", "stellenangebote", "stellenanzeigen", "bewerbung", "bewerbungen", "lebenslauf", "jobportal", "karriereportal", "bewerbungsportal",
 		"naukri",
 	})
 	// Verbs that send an applicant there: apply, send, submit.
