@@ -116,3 +116,14 @@ func TestApplicantAndRivalWords(t *testing.T) {
 		{"sql", "V: Wir sind ein Dachdeckerbetrieb mit 14 Mitarbeitern, ich bin der Chef. Unsere Haftpflicht läuft zum 1. Juli aus.|B: Soll ein Berater ein Angebot erstellen?|V: Ja, ich brauch das innerhalb von 14 Tagen wegen der Kündigungsfrist."},
 	})
 }
+
+// TestQuoteSoonStatesTheNeed: a quote asked for a near date states the
+// need for the no-stated-need cap as it does for the buying signals: an
+// approved budget, a date and "send me an offer by Friday" is sql without
+// naming a problem.
+func TestQuoteSoonStatesTheNeed(t *testing.T) {
+	checkTiers(t, []struct{ want, conv string }{
+		{"sql", "V: Wir planen ein Offsite im Juni, 45 Personen.|B: Gerne, das passt.|V: Das Budget ist von der GF freigegeben, ca. 30.000 €. Könnten Sie mir bis Freitag ein Angebot schicken?"},
+		{"sql", "V: un evento de empresa, 80 personas, el viernes 12 del próximo mes|B: Está disponible.|V: mi gerenta ya aprobó el presupuesto de 12 millones. ¿me mandas cotización esta semana?"},
+	})
+}

@@ -46,8 +46,9 @@ import (
 //     budget yet" does not trigger it; that visitor may still be worth a
 //     call.
 //  6. No stated need: without any positive need or pain (or at least a
-//     sizeable workload such as "900 emails a week", or a concrete request
-//     to book or buy, which states the need by itself), the lead is at most
+//     sizeable workload such as "900 emails a week", a concrete request
+//     to book or buy, or a quote asked for a near date, which state the
+//     need by themselves, as they do for the buying signals), the lead is at most
 //     mql; budget, authority and timeline without a problem to solve give
 //     sales nothing to sell into.
 //  7. Engaged: a visitor who engaged with the offering at all (asked a
@@ -110,7 +111,8 @@ func applyOverrides(r *Result, a *analysis, sig Signals, th bot.Thresholds) {
 	if f, ok := freePlanOnly(a); ok && r.Score >= th.MQL {
 		set("free_plan", "The visitor's latest word on money is that they want the free plan, so at most nurture (a product-led sign-up, not a sales lead yet).", th.MQL-1, []Evidence{quoteEvidence(f)})
 	}
-	if bestNeed < 0 && r.Score >= th.SQL && !quantifiedWorkload(a) && !strongIntent(a) && len(bookedEv) == 0 {
+	fb := bestOf(a)
+	if bestNeed < 0 && r.Score >= th.SQL && !quantifiedWorkload(a) && !strongIntent(a) && len(bookedEv) == 0 && !quoteSoon(a, &fb) {
 		set("no_stated_need", "No need or problem was stated, so at most mql.", th.SQL-1, nil)
 	}
 	if r.Score < th.Nurture {
