@@ -127,3 +127,35 @@ func TestQuoteSoonStatesTheNeed(t *testing.T) {
 		{"sql", "V: un evento de empresa, 80 personas, el viernes 12 del próximo mes|B: Está disponible.|V: mi gerenta ya aprobó el presupuesto de 12 millones. ¿me mandas cotización esta semana?"},
 	})
 }
+
+// TestTakesOfferedSlot: a visitor who answers the bot's offered slots with
+// one of them has booked, in any language; a question, a no, or a day the
+// bot did not offer is not a booking.
+func TestTakesOfferedSlot(t *testing.T) {
+	checkTiers(t, []struct{ want, conv string }{
+		{"sql", "V: je voudrais un nettoyage pis un blanchiment avant le mariage de ma soeur|B: Oui, mercredi 8 h 30 ou vendredi 13 h avec Dre Gagnon. Lequel vous convient ?|V: mercredi 8h30 svp"},
+		{"sql", "V: sou coordenadora de RH numa rede de farmácias, 180 colaboradores, o eSocial dá erro todo mês|B: Quinta às 10h funciona?|V: 10h perfeito"},
+		{"sql", "V: my back has been hurting for two weeks|B: We have Thursday 1pm or Friday 9am, which works?|V: Thursday 1pm."},
+	})
+	for _, c := range []struct {
+		bot, visitor string
+		want         bool
+	}{
+		{"Mittwoch 10 Uhr oder Donnerstag 14 Uhr?", "Donnerstag 14 Uhr passt.", true},
+		{"¿Te va bien el jueves a las 16:00?", "a las 16:00.", true},
+		{"kal 11 baje ya 3 PM?", "3 PM.", true},
+		{"Wednesday 8:30 or Friday 1pm, which suits you?", "neither, sorry", false},
+		{"Wednesday 8:30 or Friday 1pm, which suits you?", "is Friday 1pm free?", false},
+		{"Wednesday 8:30 or Friday 1pm, which suits you?", "Monday would be better", false},
+		{"We're open Monday to Friday, 9am to 6pm.", "monday", false},
+	} {
+		a := analyse(Input{Transcript: []Turn{{Role: RoleVisitor, Text: "hi"}, {Role: RoleBot, Text: c.bot}, {Role: RoleVisitor, Text: c.visitor}}})
+		got := false
+		for _, f := range a.findings {
+			got = got || f.reading == "takes a slot the bot offered"
+		}
+		if got != c.want {
+			t.Errorf("%q → %q: took the slot %v, want %v", c.bot, c.visitor, got, c.want)
+		}
+	}
+}

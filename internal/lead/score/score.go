@@ -234,8 +234,9 @@ func isVisitor(role string) bool {
 func analyse(in Input) *analysis {
 	a := &analysis{asked: map[int]*botContext{}}
 	var prev *botContext
-	var block []*turnText // visitor turns since the last bot turn
-	refAsked := false     // the last bot turn asked for a reference number
+	var block []*turnText     // visitor turns since the last bot turn
+	refAsked := false         // the last bot turn asked for a reference number
+	var slots map[string]bool // the slots the last bot turn offered
 	first := max(0, len(in.Transcript)-maxTurns)
 	texts := make([]string, 0, len(in.Transcript)-first)
 	for idx := first; idx < len(in.Transcript); idx++ {
@@ -254,6 +255,7 @@ func analyse(in Input) *analysis {
 				a.routes = append(a.routes, routeMark{kind: k &^ routeAsksRef, visit: len(a.turns) - 1})
 			}
 			refAsked = k&routeAsksRef != 0
+			slots = offeredSlots(text, a.lang)
 			if ctx.offScope {
 				for _, t := range block {
 					t.offScope = true
@@ -262,8 +264,8 @@ func analyse(in Input) *analysis {
 			prev, block = &ctx, nil
 			continue
 		}
-		t := &turnText{index: idx, text: text, refAsked: refAsked}
-		refAsked = false
+		t := &turnText{index: idx, text: text, refAsked: refAsked, slots: slots}
+		refAsked, slots = false, nil
 		t.toks, t.sents = tokenizeLang(text, lex, a.lang)
 		if prev != nil {
 			t.asked, t.priced = prev.asked, prev.priced
@@ -286,6 +288,7 @@ func analyse(in Input) *analysis {
 			a.findings = roleFindings(t, s, a.findings)
 			a.findings = locationFindings(t, s, a.findings)
 		}
+		a.findings = slotFindings(t, t.slots, a.findings)
 		a.findings = answerFindings(t, a.findings, found)
 		a.findings = dropInjected(t, a.findings, found)
 	}

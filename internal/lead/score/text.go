@@ -50,6 +50,9 @@ type turnText struct {
 	// refAsked: the preceding bot turn asked for the number of an order,
 	// policy, claim or contract.
 	refAsked bool
+	// slots: the days and hours the preceding bot turn offered to choose
+	// from (slot.go).
+	slots map[string]bool
 }
 
 // shorthand maps chat spellings and frequent typos to the lexicon's words.
