@@ -113,6 +113,7 @@ var budgetRules = []rule{
 	r("financing arranged", "loan @be? already? {pre approved|preapproved|approved|sanctioned|ready|arranged}", o(fBudget, 80)),
 	r("plans to finance", "take|taking|get|getting|apply|applying @det? home|car|bike|education|personal? loan", o(fBudget, 50)),
 	r("asks about financing", "{emi|emis|installment|installments|instalment|instalments|financing|finance option|loan option}", o(fBudget, 40), o(fIntent, 40)),
+	r("asks about financing", "{financiacion|financiamiento|financiamento|financement|taux de financement|finanzierung|ratenzahlung|ratenkauf|leasing|mensualidades|cuotas|parcelamento|parcelas|mensualites}", o(fBudget, 40), o(fIntent, 40)),
 	r("asks for a quote", "{quote|quotation|quotations|proposal|estimate|pricelist|price list|rate card|price sheet}", o(fBudget, 55), o(fIntent, 70)),
 	r("asks the price", "{how much|kitna|kitne|kitni}", o(fBudget, 35), o(fIntent, 50)),
 	r("asks the price", "what @be? {the|your|} price|prices|pricing|cost|costs|fee|fees|charges|premium|rate|rates", o(fBudget, 35), o(fIntent, 50)),

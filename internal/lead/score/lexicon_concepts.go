@@ -48,7 +48,7 @@ var conceptRules = []rule{
 
 	// Pain in the body, for clinics: "j'ai mal au dos", "me duele la
 	// muela", "dard ho raha hai".
-	r("hurt or unwell", "{hurts|hurting|painful|sore|toothache|backache|j ai mal|je ai mal|me duele|me duelen|dolor de|me doi|doi muito|dor de|dor nas|tut weh|tun weh|schmerzen|douleur|douleurs|dard hai|dard ho|dard ho raha|dard rehta}", o(fPain, 70), o(fNeed, 65)),
+	r("hurt or unwell", "{hurts|hurting|painful|sore|toothache|backache|is killing me|killing me|j ai mal|je ai mal|me duele|me duelen|dolor de|me doi|doi muito|dor de|dor nas|tut weh|tun weh|schmerzen|douleur|douleurs|dard hai|dard ho|dard ho raha|dard rehta}", o(fPain, 70), o(fNeed, 65)),
 
 	// Something they already bought or hold, in every language: "mera
 	// order", "meine Bestellung", "ma police", "mi póliza". With a problem
@@ -82,6 +82,12 @@ var conceptRules = []rule{
 	// comparar com a Stone", "2-3 agencies se baat chal rahi hai".
 	r("compares providers", "{comparing|compare|comparer|comparo|comparamos|comparando|comparar|vergleiche|vergleichen|compara|comparer|comparons} .. {few|several|other|others|another|plusieurs|autres|autre|otros|otras|otro|otra|outros|outras|outro|outra|mehreren|anderen|anderem|weiteren|com|mit|with}", o(fEval, 60), o(fNeed, 45)),
 	r("compares providers", "{agencies|agency|companies|vendors|clinics|dealers|installers|firms} se baat {chal|ho|kar}", o(fEval, 60), o(fNeed, 45)),
+	// Talking to others of the same trade, whatever the trade is called:
+	// "talking to a few architects", "we're seeing two other firms",
+	// "hablando con otras dos academias", "allen me bhi baat ki hai".
+	r("compares providers", "{talking to|talking with|speaking to|speaking with|meeting|seeing|looking at|considering|also asked|also talked to|hablando con|viendo|mirando|conversando com|falando com|vendo|je vois|je rencontre|en contact avec|spreche mit|sprechen mit|treffen} {a few|several|other|another|two other|three other|a couple of|some other|otras|otros|otra|otro|varias|varios|outras|outros|outra|outro|varias|d autres|plusieurs|un autre|une autre|anderen|mehreren|einem anderen|einer anderen}", o(fEval, 60), o(fNeed, 45)),
+	r("compares providers", "{bhi baat ki|bhi baat kar|bhi baat hui|bhi pucha|bhi poocha|bhi puchha|bhi quote liya|bhi enquiry ki|bhi visit kiya}", o(fEval, 60), o(fNeed, 45)),
+	r("compares providers", "{trying to decide|still deciding|deciding which|will decide after|decide after|je magasine|on magasine|je continue de magasiner|magasiner|en train de magasiner}", o(fEval, 55), o(fNeed, 40)),
 
 	// Choosing between options of their own ("estamos entre Açores e
 	// Madeira", "torn between the two").

@@ -159,3 +159,31 @@ func TestTakesOfferedSlot(t *testing.T) {
 		}
 	}
 }
+
+// TestTalkingToOthers: comparing with others of the same trade, whatever
+// the trade is called ("talking to a few architects", "allen me bhi baat
+// ki hai", "je magasine"), is evaluation; so is a financing question in
+// every language.
+func TestTalkingToOthers(t *testing.T) {
+	for _, s := range []string{
+		"we're doing a rear extension, talking to a few architects.",
+		"we're seeing two other firms, will decide after",
+		"allen me bhi baat ki hai, unka batch size bada hai",
+		"salut je magasine un VUS hybride",
+		"estamos hablando con otras dos academias",
+		"theres also a place near my work, trying to decide",
+	} {
+		a := read("", s)
+		found := false
+		for _, f := range a.findings {
+			found = found || (f.f == fEval && f.level >= 55)
+		}
+		if !found {
+			t.Errorf("%q: no comparison read", s)
+		}
+	}
+	checkTiers(t, []struct{ want, conv string }{
+		{"mql", "V: le Tucson hybride vs le RAV4, c'est quoi la diff?|B: Le Tucson a plus de puissance.|V: pis le taux de financement en ce moment?|B: 4,49 % sur 60 mois.|V: ok merci, je continue de magasiner"},
+		{"mql", "V: my knee is killing me on long runs|B: Our sports physios can help.|V: do you take aetna? theres also a place near my work, trying to decide"},
+	})
+}
