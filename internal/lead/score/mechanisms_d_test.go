@@ -187,3 +187,14 @@ func TestTalkingToOthers(t *testing.T) {
 		{"mql", "V: my knee is killing me on long runs|B: Our sports physios can help.|V: do you take aetna? theres also a place near my work, trying to decide"},
 	})
 }
+
+// TestNeedAndQuestions: a stated need and questions about the offering in
+// two or more turns is evaluation, at least mql, whatever the questions
+// are about; one question, or a need with no questions, is not.
+func TestNeedAndQuestions(t *testing.T) {
+	checkTiers(t, []struct{ want, conv string }{
+		{"mql", "V: hallo, ich brauche ein B2 zertifikat für die einbürgerung|B: Wir empfehlen den Kurs B1.1.|V: gibt es abendkurse?|B: Ja, Mo + Mi.|V: und die prüfung macht ihr auch?|B: Ja.|V: ok danke, ich melde mich"},
+		{"mql", "V: somos una startup de 6 y queremos juntarnos en una oficina|B: Un despacho para 6 cuesta 1.350 €/mes.|V: las salas de reuniones se pagan aparte?|B: Incluyen 8 horas.|V: y se puede domiciliar la sociedad?|B: Sí.|V: vale, lo hablamos entre los socios"},
+		{"nurture", "V: I need a new website for my bakery, maybe in a couple of years|B: Happy to help when the time comes.|V: do you do logos too?|B: Yes.|V: and hosting?"},
+	})
+}

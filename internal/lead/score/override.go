@@ -33,7 +33,9 @@ import (
 //     asking for a trial or pilot, asking what a plan includes, whether it
 //     integrates, what it costs, or asking for a demo) who also says who
 //     they are or what they need (their business, team size, volume, the
-//     tool they use, a need or a problem) is at least mql, unless they say
+//     tool they use, a need or a problem) is at least mql, as is a visitor
+//     who states a need and asks about the offering in two or more turns,
+//     unless they say
 //     it is a year or more away (next year, someday: "no rush" only says
 //     it is not urgent) or their latest word is "just browsing".
 //  4. Browsing: when the visitor's latest word on their need is a denial
@@ -357,6 +359,16 @@ func evaluating(a *analysis) ([]Evidence, bool) {
 		// unless it is a year away. A one-line price question is
 		// curiosity.
 		interest = fIntent
+	case need >= 60 && askingTurns(a) >= 2 && !fb.yearAway() && !latestNeedDenied(a):
+		// A stated need and questions about the offering in two or more
+		// turns ("gibt es Abendkurse?", "isso cobre?", "se pagan
+		// aparte?"): weighing it for that need, whatever the questions
+		// are about.
+		if fb.level(fNeed) >= fb.level(fPain) {
+			interest = fNeed
+		} else {
+			interest = fPain
+		}
 	default:
 		return nil, false
 	}
@@ -368,6 +380,20 @@ func evaluating(a *analysis) ([]Evidence, bool) {
 		}
 	}
 	return ev, true
+}
+
+// askingTurns counts the visitor turns that ask something.
+func askingTurns(a *analysis) int {
+	n := 0
+	for _, t := range a.turns {
+		for _, s := range t.sents {
+			if s.question {
+				n++
+				break
+			}
+		}
+	}
+	return n
 }
 
 // freePlanOnly finds a latest budget word that is a free-plan wish.
