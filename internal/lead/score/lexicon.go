@@ -284,7 +284,8 @@ var timelineRules = []rule{
 	r("before an event", "se pehle|pahle", o(fTimeline, 70)),
 	r("asks when it can start", "when|kab .. start|starting|begin|begins|live|hoga|hogi", o(fTimeline, 45)).question(),
 	r("no rush", "{no rush|no hurry|no urgency|not in a rush|not in a hurry}", o(fTimeline, 0), o(fPriority, 0)).deny().notYet(),
-	r("not urgent", "{not urgent|not now|not a priority|not right now|abhi nahi|jaldi nahi|can wait}", o(fTimeline, 0), o(fPriority, 0)).deny().notYet(),
+	r("not urgent", "{not urgent|not a priority|jaldi nahi|can wait}", o(fTimeline, 0), o(fPriority, 0)).deny().notYet(),
+	r(readNotNow, "{not now|not right now|not for now|abhi nahi|abhi nhi}", o(fTimeline, 0), o(fPriority, 0)).deny().notYet(),
 	r("timeline not decided", "{not decided|undecided|no timeline|no fixed timeline}", o(fTimeline, 15)).native(),
 	// "We haven't set a timeline", "sin fecha todavía", "koi date fix
 	// nahi": no date yet, in every language.

@@ -198,3 +198,23 @@ func TestNeedAndQuestions(t *testing.T) {
 		{"nurture", "V: I need a new website for my bakery, maybe in a couple of years|B: Happy to help when the time comes.|V: do you do logos too?|B: Yes.|V: and hosting?"},
 	})
 }
+
+// TestDeferred: "not now" with a year or more (or "later") is at most
+// nurture in every language; a far-off date without "not now" keeps its
+// tier (writers label "we'll see next year" mql as often as nurture), and
+// "agora não funciona" is a fault, not "not now".
+func TestDeferred(t *testing.T) {
+	checkTiers(t, []struct{ want, conv string }{
+		{"nurture", "V: unsere ölheizung ist 24 jahre alt, wir wollen auf wärmepumpe umsteigen|B: Das kostet nach Förderung ca. 10.000–18.000 €.|V: wir warten doch bis nächstes jahr, sorry"},
+		{"nurture", "V: L shape sofa chahiye, grey colour me|B: ₹62,000 me hai.|V: nice, showroom me dekh sakte hai?|B: Zaroor.|V: nahi abhi nahi, next year naye flat me shift hone ke baad hi lenge"},
+		{"nurture", "V: oi, MBA executivo, quanto custa?|B: R$ 58.000.|V: sou gerente de loja, queria crescer na empresa, mas agora não dá, quem sabe em uns dois anos"},
+		{"nurture", "V: on cherche une salle pour 200 personnes|B: Nous avons la grande salle.|V: Mais pas avant l'année prochaine, on attend la confirmation"},
+	})
+	for _, s := range []string{"agora não funciona, preciso que resolvam", "ahora no funciona la app"} {
+		for _, f := range read("", s).findings {
+			if f.reading == readNotNow {
+				t.Errorf("%q read as not now", s)
+			}
+		}
+	}
+}

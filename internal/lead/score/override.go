@@ -110,6 +110,9 @@ func applyOverrides(r *Result, a *analysis, sig Signals, th bot.Thresholds) {
 		f := a.findings[latestNeed]
 		set("browsing", "The visitor's latest word on their need is a denial, so at most nurture.", th.MQL-1, []Evidence{quoteEvidence(f)})
 	}
+	if f, ok := deferred(a); ok && r.Score >= th.MQL {
+		set(RuleDeferred, "The visitor said not now and put the purchase a year or more away (or later): at most nurture.", th.MQL-1, []Evidence{quoteEvidence(f)})
+	}
 	if f, ok := freePlanOnly(a); ok && r.Score >= th.MQL {
 		set("free_plan", "The visitor's latest word on money is that they want the free plan, so at most nurture (a product-led sign-up, not a sales lead yet).", th.MQL-1, []Evidence{quoteEvidence(f)})
 	}
@@ -139,7 +142,43 @@ const (
 	RuleBuyingSignals = "buying_signals"
 	RuleEvaluating    = "evaluating"
 	RuleNotNow        = "not_now"
+	RuleDeferred      = "deferred"
 )
+
+// readNotNow is the reading of "not now", "agora não dá", "wir warten bis".
+const readNotNow = "not now"
+
+// deferred finds the visitor's latest word on timing when it puts the
+// purchase a year or more away, or later, and the visitor also refused the
+// present ("not now", "agora não dá", "nahi abhi nahi", "wir warten doch
+// bis nächstes Jahr"), with no request to buy, book or meet after it. A
+// far-off date alone is not enough: writers label "we'll see next year"
+// mql as often as nurture, but a visitor who said not now and named a
+// later time has deferred the purchase.
+func deferred(a *analysis) (finding, bool) {
+	fb := bestOf(a)
+	t := fb.timeline
+	if t == nil || !(t.deny && t.reading == readNotNow || !t.deny && (t.level <= 25 || strings.HasSuffix(t.reading, "later"))) {
+		return finding{}, false
+	}
+	refused, far := false, false
+	for _, f := range a.findings {
+		if f.f != fTimeline {
+			continue
+		}
+		refused = refused || (f.deny && f.reading == readNotNow)
+		far = far || (!f.deny && (f.level <= 25 || strings.HasSuffix(f.reading, "later")))
+	}
+	if !refused || !far {
+		return finding{}, false
+	}
+	for _, f := range a.findings {
+		if f.f == fIntent && !f.deny && f.level >= 75 && f.order > t.order && f.reading != "asks to be contacted" {
+			return finding{}, false
+		}
+	}
+	return *t, true
+}
 
 // notNow finds the visitor's latest word on timing when it says not now
 // (a denial of any hurry, or a year or more away), unless a concrete
