@@ -218,3 +218,24 @@ func TestDeferred(t *testing.T) {
 		}
 	}
 }
+
+// TestJustAnIdea: "bas idea chahiye tha" is just browsing, not a need;
+// "4-5 saal baad" is years away.
+func TestJustAnIdea(t *testing.T) {
+	a := read("", "ok husband se baat karungi. bas idea chahiye tha")
+	denied := false
+	for _, f := range a.findings {
+		denied = denied || (f.f == fNeed && f.deny && f.engage)
+	}
+	if !denied {
+		t.Errorf("'bas idea chahiye tha' not read as just browsing")
+	}
+	for _, f := range read("", "beti ki shaadi 4-5 saal baad hai").findings {
+		if f.f == fTimeline && f.level > 25 {
+			t.Errorf("'4-5 saal baad' read as %d (%s)", f.level, f.reading)
+		}
+	}
+	checkTiers(t, []struct{ want, conv string }{
+		{"nurture", "V: beti ki shaadi 4-5 saal baad hai, kya abhi se gold lena chahiye?|B: Gold Saving Scheme hai.|V: scheme ka minimum kitna hai?|B: ₹2,000/month.|V: ok abhi socha nahi hai pakka, husband se baat karungi. bas idea chahiye tha"},
+	})
+}

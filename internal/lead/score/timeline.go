@@ -90,7 +90,8 @@ func timeFindings(t *turnText, s *sentence, now time.Time, out []finding) []find
 		}
 		// Hindi order: "2 hafte mein", "6 mahine me".
 		if v, k, ok := numberAt(toks, i, s.tokEnd); ok && k+1 < s.tokEnd && toks[k].kind&kDuration != 0 {
-			if u, ok := durationUnits[toks[k].norm]; ok && (toks[k+1].norm == "mein" || toks[k+1].norm == "me" || toks[k+1].norm == "main") {
+			// "4-5 saal baad": after that long.
+			if u, ok := durationUnits[toks[k].norm]; ok && (toks[k+1].norm == "mein" || toks[k+1].norm == "me" || toks[k+1].norm == "main" || toks[k+1].norm == "baad") {
 				emit(levelForDays(v*u), "timeline: "+span(i, k+2), i, k+2)
 				i = k + 1
 				continue
