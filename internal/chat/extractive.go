@@ -99,25 +99,31 @@ func composeExtractive(p Prompt) Answer {
 	for _, pi := range use {
 		h := &p.Passages[pi]
 		a := analyse(h)
-		cover := 0
-		for _, t := range a.terms {
-			if want[t] {
-				cover++
+		if !ranked {
+			cover := 0
+			for _, t := range a.terms {
+				if want[t] {
+					cover++
+				}
 			}
-		}
-		if !ranked && cover >= need {
-			grounded = true
+			grounded = grounded || cover >= need
 		}
 		weights, total := h.Evidence.Weights, 0.0
 		for _, w := range weights {
 			total += w
 		}
+		// The question's terms with their weights in this passage's
+		// reading: one lookup per sentence term instead of two.
+		wanted := make(map[string]float64, len(qterms))
+		for _, t := range qterms {
+			wanted[t] = weights[t]
+		}
 		for si, sent := range a.sentences {
 			hit, weighed := 0, 0.0
 			for _, t := range sent.terms {
-				if want[t] {
+				if w, ok := wanted[t]; ok {
 					hit++
-					weighed += weights[t]
+					weighed += w
 				}
 			}
 			if hit == 0 {
