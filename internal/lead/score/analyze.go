@@ -240,7 +240,8 @@ func dedupeHits(hits []hit) []hit {
 }
 
 // suppressHits removes hits of the facets a suppress rule names where they
-// overlap it ("no problem" is courtesy, not a denied pain), and hits
+// overlap it ("no problem" is courtesy, not a denied pain), unless the hit
+// is a longer phrase that holds the suppress rule's words, and hits
 // contained in a longer hit of the same facet ("not a priority" over
 // "priority").
 func (c *compiled) suppressHits(hits []hit) []hit {
@@ -257,6 +258,12 @@ func (c *compiled) suppressHits(hits []hit) []hit {
 			}
 			gr := &c.rules[g.rule]
 			if gr.kind == kindSuppress {
+				if h.start <= g.start && h.end >= g.end && h.end-h.start > g.end-g.start {
+					// A longer phrase holding the suppressed words reads
+					// them in its own sense ("só queria saber" is just
+					// browsing, though "queria saber" alone is no need).
+					continue
+				}
 				for _, o := range gr.outs {
 					if ru.hasFacet(o.f) {
 						drop = true

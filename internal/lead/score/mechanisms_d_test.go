@@ -239,3 +239,27 @@ func TestJustAnIdea(t *testing.T) {
 		{"nurture", "V: beti ki shaadi 4-5 saal baad hai, kya abhi se gold lena chahiye?|B: Gold Saving Scheme hai.|V: scheme ka minimum kitna hai?|B: ₹2,000/month.|V: ok abhi socha nahi hai pakka, husband se baat karungi. bas idea chahiye tha"},
 	})
 }
+
+// TestWantedToKnow: "quería saber", "I wanted to know" announce a
+// question, not a need; "só queria saber" is just browsing (a longer
+// phrase keeps its own reading over a suppress rule inside it).
+func TestWantedToKnow(t *testing.T) {
+	for _, s := range []string{"hola, quería saber cómo es el proceso de admisión", "hi, I wanted to know how the admission works", "je voulais savoir vos horaires"} {
+		for _, f := range read("", s).findings {
+			if f.f == fNeed && !f.deny && f.level >= 60 {
+				t.Errorf("%q read as a need (%s)", s, f.reading)
+			}
+		}
+	}
+	browsing := false
+	for _, f := range read("Quer agendar?", "não, só queria saber mesmo").findings {
+		browsing = browsing || (f.f == fNeed && f.deny && f.engage)
+	}
+	if !browsing {
+		t.Errorf("'só queria saber' not read as just browsing")
+	}
+	checkTiers(t, []struct{ want, conv string }{
+		{"nurture", "V: hola, mi bebé tiene un año y quería saber cómo es el proceso de admisión|B: Las admisiones abren en agosto.|V: ah ok, entonces falta. y cuánto vale la pensión|B: $2.100.000 mensuales.|V: listo, gracias"},
+		{"nurture", "V: vcs fazem harmonização facial?|B: Fazemos sim! Quer agendar?|V: não, só queria saber mesmo. nada pra agora"},
+	})
+}
