@@ -164,8 +164,8 @@ var goals = map[string]goal{
 	// (then at 98% and 100%, in-sample): 38/53 (71.7%), two tiers off 2;
 	// de 71%, fr 72%, hi-en 72%. The goals do not hold; a floor under it.
 	// After lexicon-4 (read for it, in-sample): 47/53 (88.7%), 1 two
-	// tiers off.
-	setTestB: {accuracy: 0.86},
+	// tiers off. After the set D round (not read for it): 48/53 (90.6%).
+	setTestB: {accuracy: 0.88},
 	// First run, 2026-11-26, before any rule work on it: 87/121 (71.9%),
 	// two tiers off 8; de 75%, en 73%, es 76%, fr 72%, hi-en 63%, pt 71%.
 	// After the third round of rule work (tuned while reading this half, so
@@ -181,12 +181,17 @@ var goals = map[string]goal{
 	// de 50%, en 83%, es 68%, fr 61%, hi-en 71%, pt 74% (refined by the
 	// rubric-following fake model: 91/119, 76.5%). The goals do not hold;
 	// a floor under it. After lexicon-4 (read for it, in-sample): 99/119
-	// (83.2%), 4 two tiers off.
-	setTestC: {accuracy: 0.80},
+	// (83.2%), 4 two tiers off. After the set D round (not read for it):
+	// 101/119 (84.9%), 4 two tiers off.
+	setTestC: {accuracy: 0.83},
 	// First run, 2026-11-26, before any rule work on it (lexicon-4, which
 	// never saw it): 96/121 (79.3%), two tiers off 2; de 75%, en 90%,
-	// es 65%, fr 78%, hi-en 79%, pt 82%. A floor under it.
-	setDevD: {accuracy: 0.77},
+	// es 65%, fr 78%, hi-en 79%, pt 82%. After the set D round (tuned while
+	// reading this half, so the figure is in-sample): 119/121 (98.3%), none
+	// two tiers off; de, en, fr, hi-en 100%, es 94%, pt 94%. Only the sealed
+	// test half measures it. A floor a little under it, with the issue's
+	// per-language and two-tiers-off goals.
+	setDevD: {accuracy: 0.95, perLanguage: 0.90, noTwoOff: true},
 }
 
 // evalReport is one set's outcome.
