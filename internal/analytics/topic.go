@@ -64,11 +64,12 @@ func lexicalIndex() *lexIndex {
 				}
 			}
 		}
-		for i, c := range lexicon {
+		concepts := slices.Concat(lexicon, domainConcepts)
+		for i, c := range concepts {
 			x.weight[c.name] = c.weight
 			x.conceptID[c.name] = int32(i)
 		}
-		x.related = make([][]relation, len(lexicon))
+		x.related = make([][]relation, len(concepts))
 		for _, r := range relatedConcepts {
 			a, b := x.conceptID[r.a], x.conceptID[r.b]
 			x.related[a] = append(x.related[a], relation{b, float32(r.f)})
@@ -82,7 +83,19 @@ func lexicalIndex() *lexIndex {
 				add(w, []string{c.name})
 			}
 		}
-		for _, w := range generic {
+		// Further wordings and concepts come after, so they never take a
+		// word the first lexicon has.
+		for _, name := range slices.Sorted(mapKeys(domainWords)) {
+			for _, w := range domainWords[name] {
+				add(w, []string{name})
+			}
+		}
+		for _, c := range domainConcepts {
+			for _, w := range c.words {
+				add(w, []string{c.name})
+			}
+		}
+		for _, w := range slices.Concat(generic, domainGeneric) {
 			for _, t := range retrieval.QuestionTerms(w) {
 				if _, known := x.stems[t]; !known {
 					x.generic[t] = true
