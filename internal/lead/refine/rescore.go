@@ -283,7 +283,7 @@ var disqualifiers = map[string]bool{
 
 var conditional = map[string]bool{
 	ruleBrowsing: true, ruleFreePlan: true, ruleNoNeed: true, ruleEngaged: true, ruleSubstantive: true, ruleMeeting: true,
-	score.RuleBuyingSignals: true, score.RuleEvaluating: true, score.RuleNotNow: true,
+	score.RuleBuyingSignals: true, score.RuleEvaluating: true, score.RuleNotNow: true, score.RuleDeferred: true,
 }
 
 // unknownOverride reports a rule in base that refinement cannot honour.
@@ -301,9 +301,10 @@ func unknownOverride(base score.Result) (string, bool) {
 // The dimension keys that carry a need or a pain (score's fNeed and
 // fPain), money, and a sized workload.
 var (
-	needKeys    = map[string]bool{"need": true, "challenges": true, "identify_pain": true}
-	moneyKeys   = map[string]bool{"budget": true, "money": true}
-	metricsKeys = map[string]bool{"metrics": true}
+	needKeys     = map[string]bool{"need": true, "challenges": true, "identify_pain": true}
+	moneyKeys    = map[string]bool{"budget": true, "money": true}
+	metricsKeys  = map[string]bool{"metrics": true}
+	timelineKeys = map[string]bool{"timeline": true, "prioritization": true}
 )
 
 // Reasons of the overrides this package may have to apply although the
@@ -315,6 +316,7 @@ const (
 	reasonEngaged  = "The visitor engaged with the offering, so at least nurture."
 	reasonMeeting  = "The visitor booked a meeting: they asked for sales time, so at least mql."
 	reasonNotNow   = "The visitor's latest word on timing is that it is not now (no rush, next year): at most mql."
+	reasonDeferred = "The visitor said not now and put the purchase a year or more away (or later): at most nurture."
 )
 
 // rescore recomputes Score, Tier and Overrides of r, whose dimensions were
@@ -327,7 +329,8 @@ const (
 // booked is a signal and applies whenever the score is below mql. A
 // conditional rule that did not fire on base only because base's score
 // was on the safe side of its threshold is decided from the refined
-// breakdown instead: a need dimension still denied (browsing), a
+// breakdown instead: a need dimension still denied (browsing), a timeline
+// at 25 or less that still cites the visitor's "not now" (deferred), a
 // free-plan wish among the money evidence the model did not overrule
 // (free plan), no need dimension at 40 or more and no metrics at 65
 // (no stated need), and positive visitor evidence (engaged). With base's
@@ -398,6 +401,21 @@ func rescore(r *score.Result, q bot.Qualification, in score.Input, base score.Re
 		for _, d := range r.Dimensions {
 			if needKeys[d.Name] && d.Status == score.StatusNegative {
 				return true, firstEvidence(d)
+			}
+		}
+		return false, nil
+	})
+	capRule(score.RuleDeferred, reasonDeferred, th.MQL, func() (bool, []score.Evidence) {
+		// The timeline the model left weak or denied still holds the
+		// visitor's "not now" beside a far-off date.
+		for _, d := range r.Dimensions {
+			if !timelineKeys[d.Name] || d.Score > 25 {
+				continue
+			}
+			for _, e := range d.Evidence {
+				if strings.Contains(e.Reading, "not now") {
+					return true, []score.Evidence{e}
+				}
 			}
 		}
 		return false, nil

@@ -110,7 +110,7 @@ func TestRescoreKeepsOverrideGuarantees(t *testing.T) {
 				switch {
 				case disqualifiers[o.Rule] && r.Tier != score.TierUnqualified:
 					t.Fatalf("%s: %s lead refined to %s", c.ID, o.Rule, r.Tier)
-				case (o.Rule == ruleBrowsing || o.Rule == ruleFreePlan) && r.Score >= th.MQL:
+				case (o.Rule == ruleBrowsing || o.Rule == ruleFreePlan || o.Rule == score.RuleDeferred) && r.Score >= th.MQL && !c.Signals.MeetingBooked:
 					t.Fatalf("%s: %s lead refined to %d", c.ID, o.Rule, r.Score)
 				case o.Rule == ruleNoNeed && r.Score >= th.SQL:
 					t.Fatalf("%s: %s lead refined to %d", c.ID, o.Rule, r.Score)
