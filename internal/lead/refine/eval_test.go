@@ -64,6 +64,8 @@ func loadLabelled(t *testing.T) []labelled {
 			set = "blind C test"
 		case "blind_d_dev.json":
 			set = "blind D dev"
+		case "blind_d_test.json":
+			set = "blind D test"
 		}
 		if only := os.Getenv("LEAD_EVAL_SETS"); only != "" && !strings.Contains(","+only+",", ","+set+",") {
 			continue // see score's TestEvaluation
@@ -209,7 +211,7 @@ func TestRefinedEvaluation(t *testing.T) {
 		rules[c.set].add(c, b.Tier)
 		refined[c.set].add(c, res.Tier)
 	}
-	for _, set := range []string{"existing", "blind dev", "blind test", "blind B dev", "blind B test", "blind C dev", "blind C test", "blind D dev"} {
+	for _, set := range []string{"existing", "blind dev", "blind test", "blind B dev", "blind B test", "blind C dev", "blind C test", "blind D dev", "blind D test"} {
 		a, m := rules[set], refined[set]
 		if a == nil {
 			continue

@@ -56,6 +56,8 @@ func foldOf(c evalCase) (string, bool) {
 		return "C", true
 	case setDevD:
 		return "D", false
+	case setTestD:
+		return "D", true
 	}
 	return "existing", false
 }
@@ -247,7 +249,7 @@ func TestCrossValidation(t *testing.T) {
 		}
 		base[key].add(s, s.rule)
 	}
-	keys := []string{"existing", "A dev", "A test", "B dev", "B test", "C dev", "C test", "D dev"}
+	keys := []string{"existing", "A dev", "A test", "B dev", "B test", "C dev", "C test", "D dev", "D test"}
 	line := func(name string, m map[string]*cvTally) {
 		var b strings.Builder
 		ok, n, two := 0, 0, 0

@@ -108,7 +108,8 @@ const (
 	// Blind set D (all six languages, 240 cases, written 2026-11-26 after
 	// lexicon-4): its development half. The test half is sealed in
 	// testdata/sealed/ until the end of the rule work on this half.
-	setDevD = "blind D dev"
+	setDevD  = "blind D dev"
+	setTestD = "blind D test"
 )
 
 func evalSet(c evalCase) string {
@@ -127,6 +128,8 @@ func evalSet(c evalCase) string {
 		return setTestC
 	case "blind_d_dev.json":
 		return setDevD
+	case "blind_d_test.json":
+		return setTestD
 	}
 	return setExisting
 }
@@ -192,6 +195,12 @@ var goals = map[string]goal{
 	// test half measures it. A floor a little under it, with the issue's
 	// per-language and two-tiers-off goals.
 	setDevD: {accuracy: 0.95, perLanguage: 0.90, noTwoOff: true},
+	// Unsealed and run once, 2026-11-26, after the rule work on the D
+	// development half (98.3% in-sample): 90/119 (75.6%), two tiers off 7;
+	// de 81%, en 73%, es 79%, fr 72%, hi-en 76%, pt 74% (refined by the
+	// rubric-following fake model: 96/119, 80.7%, 3 two tiers off). The
+	// goals do not hold; a floor under it.
+	setTestD: {accuracy: 0.73},
 }
 
 // evalReport is one set's outcome.
@@ -328,7 +337,7 @@ func TestEvaluation(t *testing.T) {
 		cases = keep
 	}
 	reports := evaluate(cases, rulesOnly)
-	for _, set := range []string{setExisting, setDev, setTest, setDevB, setTestB, setDevC, setTestC, setDevD} {
+	for _, set := range []string{setExisting, setDev, setTest, setDevB, setTestB, setDevC, setTestC, setDevD, setTestD} {
 		rep := reports[set]
 		if rep == nil {
 			if set == setExisting && os.Getenv("LEAD_EVAL_SETS") == "" {
