@@ -215,6 +215,16 @@ func TestGroupTopicsLeaders(t *testing.T) {
 	}
 }
 
+// letterWord is a made-up word for n: words with digits are not topic
+// terms.
+func letterWord(n int) string {
+	w := []byte("w")
+	for ; n > 0; n /= 26 {
+		w = append(w, byte('a'+n%26))
+	}
+	return string(w)
+}
+
 // BenchmarkGroupTopics: 2,000 distinct topics, as many as a busy report
 // reads, of concepts and other words.
 func BenchmarkGroupTopics(b *testing.B) {
@@ -231,7 +241,7 @@ func BenchmarkGroupTopics(b *testing.B) {
 		var terms []string
 		for k := 1 + r.IntN(5); k > 0; k-- {
 			if r.IntN(3) == 0 {
-				terms = append(terms, fmt.Sprintf("word%d", r.IntN(3000)))
+				terms = append(terms, letterWord(r.IntN(3000)))
 			} else {
 				terms = append(terms, names[r.IntN(len(names))])
 			}
@@ -247,5 +257,27 @@ func BenchmarkGroupTopics(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		groupTopics(topics)
+	}
+}
+
+// TestAttachAlone: a topic whose average similarity to a group is under
+// GroupThreshold but which is near one of its topics (at least
+// NearestThreshold) joins that group rather than stay alone; a topic near
+// nothing stays alone.
+func TestAttachAlone(t *testing.T) {
+	var topics []topicSet
+	for i, terms := range [][]string{
+		{"warranty"}, {"include", "warranty"}, {"include", "price", "warranty"}, {"duration", "warranty"}, {"parking"},
+	} {
+		topics = append(topics, topicSet{topic: fmt.Sprint(terms), terms: terms, count: 10 - i})
+	}
+	vecs := topicFeatures(topics)
+	x := lexicalIndex()
+	avg := (x.similarity(vecs[3], vecs[0]) + x.similarity(vecs[3], vecs[1]) + x.similarity(vecs[3], vecs[2])) / 3
+	if avg >= GroupThreshold || x.similarity(vecs[3], vecs[0]) < NearestThreshold {
+		t.Fatalf("fixture: average %.2f, nearest %.2f", avg, x.similarity(vecs[3], vecs[0]))
+	}
+	if got, want := groupTopics(topics), []int{0, 0, 0, 0, 4}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("groupTopics = %v, want %v", got, want)
 	}
 }
