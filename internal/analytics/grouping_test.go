@@ -54,7 +54,7 @@ func pairwise(labels, groups []int) (p, r, f float64) {
 
 // groupingFloor is the F1 measured when the grouping last changed, less a
 // little: a change that groups worse fails.
-var groupingFloor = map[string]float64{"dev": 0.78, "test": 0.64}
+var groupingFloor = map[string]float64{"dev": 0.79, "test": 0.68}
 
 // groupQuestions runs the grouping as the endpoints do: by topic, most
 // asked first.
@@ -89,9 +89,11 @@ func groupQuestions(qs []string) []int {
 // the code (testdata/question_groups.json: paraphrases, typos, other word
 // orders) grouped by meaning. Issue 15 asks pairwise F1 ≥ 0.85; the
 // lexicon-and-concepts grouping reaches 0.81 on the dev half it was tuned
-// on and 0.67 on the test half (the lexical one before it: 0.17, 0.35), so
-// the test prints the figures and holds the floor measured, against
-// regressions. Tune on the dev half only (GROUPING_VERBOSE=1 prints it).
+// on and 0.70 on the test half (third round: identifiers dropped, broad
+// domain classes, lone topics joined to their nearest; 0.81 / 0.67 before
+// it, the lexical grouping 0.17 / 0.35), so the test prints the figures
+// and holds the floor measured, against regressions. Tune on the dev half
+// only (GROUPING_VERBOSE=1 prints it).
 func TestGroupingQuality(t *testing.T) {
 	raw, err := os.ReadFile("testdata/question_groups.json")
 	if err != nil {
@@ -179,6 +181,9 @@ func TestTopicSimilarity(t *testing.T) {
 		{"how much is shipping", "how long does shipping take", false},
 		{"is my data secure", "are you gdpr compliant", true},
 		{"does it integrate with shopify", "can i connect it to hubspot", true},
+		{"where is my refund", "what is your return policy", false},
+		{"has my refund been processed", "when will i get my money back", true},
+		{"cancel my order", "cancel my appointment", false},
 	} {
 		s := topicSimilarity(Topic(c.a), Topic(c.b))
 		if (s >= GroupThreshold) != c.same {
