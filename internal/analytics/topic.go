@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 	"unicode"
+	"unicode/utf8"
 
 	"concierge/internal/retrieval"
 )
@@ -183,6 +184,14 @@ func (x *lexIndex) conceptsOf(term string) ([]string, bool) {
 // what it is about.
 const maxTopicTerms = 8
 
+// maxTopicBytes and maxTopicWords bound what is read of a message for its
+// topic, so a pasted page costs the write path no more than a question
+// does.
+const (
+	maxTopicBytes = 240
+	maxTopicWords = 40
+)
+
 // Topic is the grouping key of a visitor's question: the customer-service
 // concepts it asks about (topic_lexicon.go: "how much does it cost?",
 // "pricing?" and "what's the price" are all "price"; "check in" and
@@ -194,7 +203,17 @@ const maxTopicTerms = 8
 // message without content ("hi", "thanks").
 func Topic(question string) string {
 	x := lexicalIndex()
+	if len(question) > maxTopicBytes {
+		cut := maxTopicBytes
+		for cut > 0 && !utf8.RuneStart(question[cut]) {
+			cut--
+		}
+		question = question[:cut]
+	}
 	words, raw := splitWords(dropIdentifiers(question))
+	if len(words) > maxTopicWords {
+		words, raw = words[:maxTopicWords], raw[:maxTopicWords]
+	}
 	var out []string
 	addTerm := func(t string) {
 		if len(out) < maxTopicTerms && !slices.Contains(out, t) {

@@ -3,7 +3,9 @@ package analytics
 import (
 	"encoding/json"
 	"os"
+	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // BenchmarkTopic: the topic of one visitor question, as the chat's write
@@ -79,5 +81,28 @@ func TestDomainConcepts(t *testing.T) {
 		if (s >= GroupThreshold) != c.same {
 			t.Errorf("%q (%s) ~ %q (%s): similarity %.2f, same %v", c.a, Topic(c.a), c.b, Topic(c.b), s, c.same)
 		}
+	}
+}
+
+// TestTopicLongMessage: a pasted page is read up to its first words only,
+// and a cut never splits a character.
+func TestTopicLongMessage(t *testing.T) {
+	long := "how much does shipping to canada cost? " + strings.Repeat("bla ", 300) + "what about refunds"
+	if got, want := Topic(long), Topic("how much does shipping to canada cost? bla"); got != want {
+		t.Errorf("Topic(long) = %q, want %q", got, want)
+	}
+	accents := strings.Repeat("é", maxTopicBytes)
+	if got := Topic(accents); !utf8.ValidString(got) {
+		t.Errorf("Topic of a cut message is not valid UTF-8: %q", got)
+	}
+}
+
+// BenchmarkTopicLong: a message of about 500 bytes, pasted details and
+// all; Topic reads its first maxTopicBytes.
+func BenchmarkTopicLong(b *testing.B) {
+	q := strings.Repeat("hi, i ordered a blue jacket last week (order #A-4521) and it still hasn't arrived, can you check the tracking for jo@example.com? ", 4)
+	lexicalIndex()
+	for b.Loop() {
+		Topic(q)
 	}
 }
