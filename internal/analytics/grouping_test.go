@@ -127,6 +127,41 @@ func TestGroupingQuality(t *testing.T) {
 	}
 }
 
+// blind2Floor is the F1 of the second blind set's first run, less a little:
+// 2026-11-26, after the third round: precision 0.645, recall 0.405, F1
+// 0.497 (the code before that round: 0.601, 0.363, 0.453). Issue 15's
+// goal (0.85) is far off on questions the lexicon was not written from.
+const blind2Floor = 0.47
+
+// TestGroupingQualityBlind2: a second labelled set (testdata/
+// question_groups_blind2.json: 56 intents, 465 questions from many kinds
+// of site, near-miss pairs kept apart), written blind by a session that
+// never saw the code or the first set, after the third round of grouping
+// work, and run once when that round ended. Its whole set is the test.
+func TestGroupingQualityBlind2(t *testing.T) {
+	raw, err := os.ReadFile("testdata/question_groups_blind2.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var set labelledSet
+	if err := json.Unmarshal(raw, &set); err != nil {
+		t.Fatal(err)
+	}
+	var qs []string
+	var labels []int
+	for gi, g := range set.Groups {
+		for _, q := range g.Questions {
+			qs, labels = append(qs, q), append(labels, gi)
+		}
+	}
+	groups := groupQuestions(qs)
+	p, r, f := pairwise(labels, groups)
+	t.Logf("blind set 2: %d questions in %d intents: pairwise precision %.3f recall %.3f F1 %.3f", len(qs), len(set.Groups), p, r, f)
+	if f < blind2Floor {
+		t.Errorf("blind set 2: pairwise F1 %.3f fell below the floor %.2f", f, blind2Floor)
+	}
+}
+
 // TestTopic: the stored key folds paraphrases to the lexicon's concepts.
 func TestTopic(t *testing.T) {
 	for _, c := range []struct{ q, want string }{
