@@ -55,11 +55,11 @@ func TestShutdownFinishesInFlightRequests(t *testing.T) {
 		res.Body.Close()
 
 		// One hash at a time: six sign-ins queue behind each other. Each
-		// on a connection of its own, so that the server's accepting all
+		// on a connection of its own, so that the server's reading from all
 		// of them (not a sleep, which a busy machine outlasts) says they
 		// are in flight when the stop comes.
 		const n = 6
-		accepted := ln.accepted.Load()
+		accepted := ln.read.Load()
 		client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
 		var wg sync.WaitGroup
 		statuses := make([]int, n)
@@ -76,13 +76,12 @@ func TestShutdownFinishesInFlightRequests(t *testing.T) {
 				res.Body.Close()
 			}()
 		}
-		for deadline := time.Now().Add(10 * time.Second); ln.accepted.Load() < accepted+n; {
+		for deadline := time.Now().Add(10 * time.Second); ln.read.Load() < accepted+n; {
 			if time.Now().After(deadline) {
 				t.Fatal("the sign-ins did not reach the server")
 			}
 			time.Sleep(time.Millisecond)
 		}
-		time.Sleep(20 * time.Millisecond) // and their requests are read
 		cancel()
 		wg.Wait()
 		for i, s := range statuses {
@@ -99,16 +98,34 @@ func TestShutdownFinishesInFlightRequests(t *testing.T) {
 	})
 }
 
-// countingListener counts the connections the server accepted.
+// countingListener counts the connections the server has read from. An
+// accepted connection is not yet the server's: a stop between its Accept
+// and the server tracking it closes it unanswered (seen on a busy CI
+// machine, where a fixed sleep after the accepts was not enough). A read
+// happens only once the server serves the connection.
 type countingListener struct {
 	net.Listener
-	accepted atomic.Int64
+	read atomic.Int64
 }
 
 func (l *countingListener) Accept() (net.Conn, error) {
 	c, err := l.Listener.Accept()
-	if err == nil {
-		l.accepted.Add(1)
+	if err != nil {
+		return c, err
 	}
-	return c, err
+	return &readCountingConn{Conn: c, l: l}, nil
+}
+
+type readCountingConn struct {
+	net.Conn
+	l    *countingListener
+	once sync.Once
+}
+
+func (c *readCountingConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	if n > 0 {
+		c.once.Do(func() { c.l.read.Add(1) })
+	}
+	return n, err
 }
