@@ -1,22 +1,6 @@
 package score
 
-import (
-	"strings"
-	"testing"
-)
-
-// convo reads "V: visitor|B: bot|..." into a transcript.
-func convo(s string) []Turn {
-	var tr []Turn
-	for _, p := range strings.Split(s, "|") {
-		role := RoleVisitor
-		if strings.HasPrefix(p, "B: ") {
-			role = RoleBot
-		}
-		tr = append(tr, Turn{Role: role, Text: p[3:]})
-	}
-	return tr
-}
+import "testing"
 
 // TestServiceOnly: one sentence about a fault, an invoice or a vendor
 // pitch, and nothing outside it that shows a purchase, is unqualified
@@ -32,14 +16,7 @@ func TestServiceOnly(t *testing.T) {
 		{"mql", "V: Hi, we are customers on the Basic plan with 10 users.|B: Thanks! How can I help?|V: We want to add 15 more seats for our sales team. What would the Pro plan cost for 25 users?"},
 		{"sql", "V: Our call centre can't keep up, we lose about 200 calls a week.|B: Our assistant answers 24/7.|V: I'm the COO, we have 2,000 € a month for this and want to start this month. Send me a quote."},
 	}
-	for _, c := range cases {
-		tr := convo(c.conv)
-		r := Score(qual("bant"), Input{Transcript: tr})
-		if r.Tier != c.want {
-			t.Errorf("%.60s: %s, want %s: %s", c.conv, r.Tier, c.want, r.Summary)
-		}
-		checkQuotes(t, c.conv[:20], tr, r)
-	}
+	checkTiers(t, cases)
 }
 
 // TestBotPointsToJobs: a bot that sends the visitor to apply (its careers
@@ -54,14 +31,7 @@ func TestBotPointsToJobs(t *testing.T) {
 		{"unqualified", "V: Hallo, ich bin Mechatroniker und suche eine neue Stelle|B: Danke! Bewerben Sie sich gern über unsere Karriereseite.|V: Ok, ich könnte ab Montag anfangen."},
 		{"sql", "V: We're a 60-person logistics firm and need to hire 10 drivers this month, budget 8k.|B: We help companies with hiring: send us the job descriptions and we'll start today.|V: Great, I'm the HR director, please send a quote."},
 	}
-	for _, c := range cases {
-		tr := convo(c.conv)
-		r := Score(qual("bant"), Input{Transcript: tr})
-		if r.Tier != c.want {
-			t.Errorf("%.60s: %s, want %s: %s", c.conv, r.Tier, c.want, r.Summary)
-		}
-		checkQuotes(t, c.conv[:20], tr, r)
-	}
+	checkTiers(t, cases)
 	for _, s := range []string{
 		"Pode enviar pelo e-mail da página Trabalhe Conosco.",
 		"You can see open positions and apply on our careers page.",
@@ -112,14 +82,7 @@ func TestRequestStatesTheNeed(t *testing.T) {
 		{"sql", "V: Hallo, wir ziehen am Freitag um, 2 Zimmer|B: Gern! Wir liegen bei ca. 900 €.|V: Bitte einen verbindlichen Kostenvoranschlag, wir wollen diese Woche buchen."},
 		{"mql", "V: hi, we're a 30-person agency looking at chat tools|B: Great! What would you like to know?|V: could you call me next week?"},
 	}
-	for _, c := range cases {
-		tr := convo(c.conv)
-		r := Score(qual("bant"), Input{Transcript: tr})
-		if r.Tier != c.want {
-			t.Errorf("%.60s: %s, want %s: %s", c.conv, r.Tier, c.want, r.Summary)
-		}
-		checkQuotes(t, c.conv[:20], tr, r)
-	}
+	checkTiers(t, cases)
 }
 
 // TestBotConfirmsBooking: a booking the bot confirms is sql, quoted from
@@ -131,14 +94,7 @@ func TestBotConfirmsBooking(t *testing.T) {
 		{"sql", "V: Hallo, ich brauche einen Termin zur Zahnreinigung|B: Gern, Donnerstag 9 Uhr?|V: passt, Eva Roth|B: Danke, Sie sind für Donnerstag 9 Uhr eingetragen."},
 		{"sql", "V: hola, quiero apuntarme al gimnasio|B: ¡Genial! La cuota es 35 € al mes.|V: vale, me apunto, Marta Gil|B: ¡Listo, Marta! Nos vemos mañana."},
 	}
-	for _, c := range cases {
-		tr := convo(c.conv)
-		r := Score(qual("bant"), Input{Transcript: tr})
-		if r.Tier != c.want {
-			t.Errorf("%.60s: %s, want %s: %s", c.conv, r.Tier, c.want, r.Summary)
-		}
-		checkQuotes(t, c.conv[:20], tr, r)
-	}
+	checkTiers(t, cases)
 	for _, s := range []string{"Would you like me to get you booked?", "We're fully booked on Saturday.", "Ce canal est réservé aux patients du cabinet.",
 		"Cuando llegue, te esperamos para su primera revisión.", "Once you're booked you'll get an e-mail."} {
 		if botRoutes(s, "en")&routeBooked != 0 {
@@ -173,14 +129,7 @@ func TestRefusalThenNoPurchase(t *testing.T) {
 		{"unqualified", "V: Bonjour, je suis graphiste freelance, vous sous-traitez ?|B: Les propositions de partenariat sont étudiées via partenaires@agence.fr.|V: merci, je vous écris"},
 		{"sql", "V: hi, which clients do you work with?|B: Sorry, that information is confidential.|V: fair enough. we're a 40-person firm and need a new website by next month, can you send a quote? I'm the owner."},
 	}
-	for _, c := range cases {
-		tr := convo(c.conv)
-		r := Score(qual("bant"), Input{Transcript: tr})
-		if r.Tier != c.want {
-			t.Errorf("%.60s: %s, want %s: %s", c.conv, r.Tier, c.want, r.Summary)
-		}
-		checkQuotes(t, c.conv[:20], tr, r)
-	}
+	checkTiers(t, cases)
 }
 
 // TestComparingProviders: comparing with other providers, in general

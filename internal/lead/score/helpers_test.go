@@ -54,3 +54,29 @@ func checkQuotes(t *testing.T, id string, tr []Turn, r Result) {
 }
 
 func qual(framework string) bot.Qualification { return bot.Qualification{Framework: framework} }
+
+// convo reads "V: visitor|B: bot|..." into a transcript.
+func convo(s string) []Turn {
+	var tr []Turn
+	for _, p := range strings.Split(s, "|") {
+		role := RoleVisitor
+		if strings.HasPrefix(p, "B: ") {
+			role = RoleBot
+		}
+		tr = append(tr, Turn{Role: role, Text: p[3:]})
+	}
+	return tr
+}
+
+// checkTiers scores each conversation with BANT and compares the tier.
+func checkTiers(t *testing.T, cases []struct{ want, conv string }) {
+	t.Helper()
+	for _, c := range cases {
+		tr := convo(c.conv)
+		r := Score(qual("bant"), Input{Transcript: tr})
+		if r.Tier != c.want {
+			t.Errorf("%.70s: %s, want %s: %s", c.conv, r.Tier, c.want, r.Summary)
+		}
+		checkQuotes(t, c.conv[:20], tr, r)
+	}
+}

@@ -1,36 +1,8 @@
 package score
 
 import (
-	"strings"
 	"testing"
 )
-
-// conv builds a transcript from "V: visitor|B: bot|..." as in
-// TestGeneralMechanisms.
-func conv(s string) []Turn {
-	var tr []Turn
-	for _, p := range strings.Split(s, "|") {
-		role := RoleVisitor
-		if strings.HasPrefix(p, "B: ") {
-			role = RoleBot
-		}
-		tr = append(tr, Turn{Role: role, Text: p[3:]})
-	}
-	return tr
-}
-
-// checkTiers scores each conversation with BANT and compares the tier.
-func checkTiers(t *testing.T, cases []struct{ want, conv string }) {
-	t.Helper()
-	for _, c := range cases {
-		tr := conv(c.conv)
-		r := Score(qual("bant"), Input{Transcript: tr})
-		if r.Tier != c.want {
-			t.Errorf("%.70s: %s, want %s: %s", c.conv, r.Tier, c.want, r.Summary)
-		}
-		checkQuotes(t, c.conv[:20], tr, r)
-	}
-}
 
 // TestSellerTurnedAway: a seller the bot sends to a proposals inbox or
 // whose meeting request it declines is unqualified, whatever budget or
