@@ -38,6 +38,29 @@ type reply struct {
 	Answered  bool   `json:"answered"`
 }
 
+// bakery is a workspace whose bot was fed the bakery's help page.
+type bakery struct {
+	key, botKey string
+	bot         int64
+}
+
+// twoBakeries registers two workspaces, each with a bot that knows the
+// help page, and waits until both are indexed.
+func twoBakeries(t *testing.T, a *testkit.TestApp, owner, otherOwner string) (bakery, bakery) {
+	t.Helper()
+	var out [2]bakery
+	for i, email := range []string{owner, otherOwner} {
+		b := &out[i]
+		b.key, _ = a.Register(t, email)
+		b.bot, b.botKey = createBot(t, a, b.key, []string{"Bakery", "Rival"}[i])
+		if r := a.Upload(t, "/ingest", b.key, b.bot, testkit.File{Name: "help.md", Data: []byte(knowledge)}); r.Status != 202 {
+			t.Fatalf("ingest: %d %s", r.Status, r.Body)
+		}
+	}
+	a.Settle(t)
+	return out[0], out[1]
+}
+
 func chat(t *testing.T, a *testkit.TestApp, botKey, session, msg string) reply {
 	t.Helper()
 	body := map[string]any{"message": msg}
@@ -91,19 +114,8 @@ func TestReportsFromRealTraffic(t *testing.T) {
 	testkit.ForEachEngine(t, func(t *testing.T, e testkit.Engine) {
 		a := testkit.NewApp(t, e)
 		a.Clock.Set(time.Date(2026, 6, 10, 12, 0, 0, 0, time.UTC))
-		key, _ := a.Register(t, "owner@bakery.example")
-		bot, botKey := createBot(t, a, key, "Bakery")
-		otherKey, _ := a.Register(t, "owner@rival.example")
-		otherBot, otherBotKey := createBot(t, a, otherKey, "Rival")
-		for _, b := range []struct {
-			key string
-			id  int64
-		}{{key, bot}, {otherKey, otherBot}} {
-			if r := a.Upload(t, "/ingest", b.key, b.id, testkit.File{Name: "help.md", Data: []byte(knowledge)}); r.Status != 202 {
-				t.Fatalf("ingest: %d %s", r.Status, r.Body)
-			}
-		}
-		a.Settle(t)
+		own, other := twoBakeries(t, a, "owner@bakery.example", "owner@rival.example")
+		key, botKey, otherKey, otherBot, otherBotKey := own.key, own.botKey, other.key, other.bot, other.botKey
 
 		// Visitor 1: two answered questions, rates the second down, leaves an e-mail.
 		r1 := chat(t, a, botKey, "", "how much does a sourdough loaf cost?")

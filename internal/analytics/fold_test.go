@@ -23,19 +23,8 @@ func TestFoldKeepsQuestionReports(t *testing.T) {
 		ctx := context.Background()
 		a := testkit.NewApp(t, e)
 		a.Clock.Set(time.Date(2026, 6, 8, 22, 30, 0, 0, time.UTC))
-		key, _ := a.Register(t, "owner@fold.example")
-		bot, botKey := createBot(t, a, key, "Bakery")
-		otherKey, _ := a.Register(t, "owner@other-fold.example")
-		otherBot, otherBotKey := createBot(t, a, otherKey, "Other")
-		for _, b := range []struct {
-			key string
-			id  int64
-		}{{key, bot}, {otherKey, otherBot}} {
-			if r := a.Upload(t, "/ingest", b.key, b.id, testkit.File{Name: "help.md", Data: []byte(knowledge)}); r.Status != 202 {
-				t.Fatalf("ingest: %d %s", r.Status, r.Body)
-			}
-		}
-		a.Settle(t)
+		own, other := twoBakeries(t, a, "owner@fold.example", "owner@other-fold.example")
+		key, bot, botKey, otherBotKey := own.key, own.bot, own.botKey, other.botKey
 
 		// Questions on three UTC days, answered and not, near midnight.
 		traffic := []struct {
