@@ -58,6 +58,10 @@ func foldOf(c evalCase) (string, bool) {
 		return "D", false
 	case setTestD:
 		return "D", true
+	case setDevE:
+		return "E", false
+	case setTestE:
+		return "E", true
 	}
 	return "existing", false
 }

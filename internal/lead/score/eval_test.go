@@ -110,6 +110,11 @@ const (
 	// testdata/sealed/ until the end of the rule work on this half.
 	setDevD  = "blind D dev"
 	setTestD = "blind D test"
+	// Blind set E (all six languages, 240 cases, written 2026-11-26 after
+	// the set D round): its development half. The test half is kept
+	// outside the repository until the end of the rule work on this half.
+	setDevE  = "blind E dev"
+	setTestE = "blind E test"
 )
 
 func evalSet(c evalCase) string {
@@ -130,6 +135,10 @@ func evalSet(c evalCase) string {
 		return setDevD
 	case "blind_d_test.json":
 		return setTestD
+	case "blind_e_dev.json":
+		return setDevE
+	case "blind_e_test.json":
+		return setTestE
 	}
 	return setExisting
 }
@@ -337,7 +346,7 @@ func TestEvaluation(t *testing.T) {
 		cases = keep
 	}
 	reports := evaluate(cases, rulesOnly)
-	for _, set := range []string{setExisting, setDev, setTest, setDevB, setTestB, setDevC, setTestC, setDevD, setTestD} {
+	for _, set := range []string{setExisting, setDev, setTest, setDevB, setTestB, setDevC, setTestC, setDevD, setTestD, setDevE, setTestE} {
 		rep := reports[set]
 		if rep == nil {
 			if set == setExisting && os.Getenv("LEAD_EVAL_SETS") == "" {
