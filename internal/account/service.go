@@ -15,6 +15,7 @@ import (
 
 	"concierge/internal/apperr"
 	"concierge/internal/clock"
+	"concierge/internal/coalesce"
 	"concierge/internal/jobs"
 	"concierge/internal/mail"
 	"concierge/internal/outbox"
@@ -87,8 +88,10 @@ type Service struct {
 	log     *slog.Logger
 	opts    Options
 	// keyBatch coalesces concurrent key lookups on PostgreSQL (nil on
-	// SQLite, where a lookup is a call into the same process).
-	keyBatch *keyBatcher
+	// SQLite, where a lookup is a call into the same process). Nothing is
+	// cached: each lookup is answered by a query that starts after its
+	// request arrived (coalesce.Lookup).
+	keyBatch *coalesce.Lookup[string, Workspace]
 
 	onCreate func(ctx context.Context, tx store.Q, workspaceID int64, now time.Time) error
 }
@@ -120,7 +123,7 @@ func NewService(d Deps, opts Options) *Service {
 	s := &Service{db: d.DB, keys: d.Keys, hasher: d.Hasher, limiter: d.Limiter, queue: d.Queue,
 		mailer: d.Mailer, clock: d.Clock, log: d.Logger.With("component", "account"), opts: opts, onCreate: d.OnCreate}
 	if d.DB != nil && d.DB.Dialect() == store.Postgres {
-		s.keyBatch = newKeyBatcher(func(ctx context.Context, hashes []string) ([]keyRow, error) {
+		s.keyBatch = coalesce.NewLookup(2, 128, 30*time.Second, func(ctx context.Context, hashes []string) (map[string]Workspace, error) {
 			return workspacesByKeyHashes(ctx, s.db, hashes)
 		})
 	}
@@ -225,10 +228,13 @@ func (s *Service) Authenticate(ctx context.Context, key string) (*Workspace, err
 		err    error
 	)
 	if s.keyBatch != nil {
-		w, stored, err = s.keyBatch.get(ctx, hash)
-		if err == nil && w == nil {
+		var found bool
+		var ws Workspace
+		ws, found, err = s.keyBatch.Get(ctx, hash)
+		if err == nil && !found {
 			return nil, apperr.ErrUnauthorized
 		}
+		w, stored = &ws, hash
 	} else {
 		w, stored, err = workspaceByKeyHash(ctx, s.db.Reader(), hash)
 	}
@@ -327,7 +333,7 @@ func (s *Service) APIKey(ctx context.Context, workspaceID int64) (string, error)
 // RegenerateKey replaces the workspace key. The old key stops working on the
 // very next request: every request looks the key up, nothing caches it (on
 // PostgreSQL concurrent lookups share a query, but each is answered by one
-// that starts after its request arrived; see keyBatcher).
+// that starts after its request arrived; see coalesce.Lookup).
 func (s *Service) RegenerateKey(ctx context.Context, workspaceID int64) (string, error) {
 	key, sealed, err := s.newKey()
 	if err != nil {

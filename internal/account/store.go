@@ -68,8 +68,8 @@ func workspaceByKeyHash(ctx context.Context, q store.Q, hash string) (*Workspace
 // statement, on PostgreSQL's native interface: one array parameter, so one
 // prepared statement whatever the count, and columns scanned without
 // reflection (every authenticated request goes through here).
-func workspacesByKeyHashes(ctx context.Context, db *store.DB, hashes []string) ([]keyRow, error) {
-	var out []keyRow
+func workspacesByKeyHashes(ctx context.Context, db *store.DB, hashes []string) (map[string]Workspace, error) {
+	out := make(map[string]Workspace, len(hashes))
 	err := db.Pgx(ctx, func(conn *pgx.Conn) error {
 		rows, err := conn.Query(ctx, `SELECT `+profileColumns+`, k.key_hash FROM workspace_keys k
 			JOIN workspaces w ON w.id = k.workspace_id WHERE k.key_hash = ANY($1)`, hashes)
@@ -78,13 +78,15 @@ func workspacesByKeyHashes(ctx context.Context, db *store.DB, hashes []string) (
 		}
 		defer rows.Close()
 		for rows.Next() {
-			var r keyRow
-			w := &r.Workspace
+			var (
+				w    Workspace
+				hash string
+			)
 			if err := rows.Scan(&w.ID, &w.Email, &w.Name, &w.EmailVerifiedAt, &w.OnboardingCompletedAt,
-				&w.BillingCountry, &w.BotCount, &w.CreatedAt, &r.KeyHash); err != nil {
+				&w.BillingCountry, &w.BotCount, &w.CreatedAt, &hash); err != nil {
 				return err
 			}
-			out = append(out, r)
+			out[hash] = w
 		}
 		return rows.Err()
 	})

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -309,5 +310,101 @@ func TestSettingsGroupsTakeAnySubset(t *testing.T) {
 			testkit.Scenario{Name: "weights alone", Method: "PATCH", Path: path, Headers: auth, Status: 200,
 				Body: map[string]any{"qualification": map[string]any{"weights": map[string]any{"budget": 10}}}},
 		)
+	})
+}
+
+// TestConcurrentKeyLookupsGetTheirOwnBot: widget requests for many bots at
+// once share their reads of bots by key (coalesce.Lookup); each still gets
+// its own bot, an unknown key 401, and a change committed before a request
+// (a greeting saved, a bot deleted) is seen by it.
+func TestConcurrentKeyLookupsGetTheirOwnBot(t *testing.T) {
+	testkit.ForEachEngine(t, func(t *testing.T, e testkit.Engine) {
+		a := testkit.NewApp(t, e)
+		names := map[string]string{} // bot key -> name
+		type owned struct {
+			id   int64
+			auth string
+		}
+		owners := map[string]owned{} // bot key -> its id and its workspace's key
+		for w := range 2 {
+			key, _ := a.Register(t, fmt.Sprintf("owner%d@example.com", w))
+			for b := range 2 {
+				name := fmt.Sprintf("Bot %d-%d", w, b)
+				id, bk := createBot(t, a, key, name)
+				names[bk] = name
+				owners[bk] = owned{id, key}
+			}
+		}
+		var keys []string
+		for k := range names {
+			keys = append(keys, k)
+		}
+		keys = append(keys, "bk_unknown_key")
+		get := func(k string) (int, string, error) {
+			req, err := http.NewRequest("GET", a.URL+"/bots/settings/public", nil)
+			if err != nil {
+				return 0, "", err
+			}
+			req.Header.Set("X-Bot-Key", k)
+			res, err := a.Client.Do(req)
+			if err != nil {
+				return 0, "", err
+			}
+			defer res.Body.Close()
+			var v struct {
+				Name     string `json:"name"`
+				BotKey   string `json:"bot_key"`
+				Greeting string `json:"greeting"`
+			}
+			if res.StatusCode == 200 {
+				if err := json.NewDecoder(res.Body).Decode(&v); err != nil {
+					return 0, "", err
+				}
+				if v.BotKey != k {
+					return 0, "", fmt.Errorf("asked for %s, got the settings of %s", k, v.BotKey)
+				}
+			}
+			return res.StatusCode, v.Name + "|" + v.Greeting, nil
+		}
+		errs := make(chan error, 400)
+		var wg sync.WaitGroup
+		for g := range 40 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range 10 {
+					k := keys[(g+i)%len(keys)]
+					status, got, err := get(k)
+					switch {
+					case err != nil:
+						errs <- err
+					case k == "bk_unknown_key" && status != 401:
+						errs <- fmt.Errorf("unknown key: %d", status)
+					case k != "bk_unknown_key" && (status != 200 || !strings.HasPrefix(got, names[k]+"|")):
+						errs <- fmt.Errorf("%s: %d %q, want %q", k, status, got, names[k])
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Error(err)
+		}
+		// Changes committed before a request are seen by it.
+		bk := keys[0]
+		id, auth := owners[bk].id, owners[bk].auth
+		if r := a.Do(t, "PATCH", fmt.Sprintf("/bots/%d", id), map[string]any{"greeting": "Changed just now"}, "X-API-Key", auth); r.Status != 200 {
+			t.Fatalf("patch: %d %s", r.Status, r.Body)
+		}
+		if status, got, err := get(bk); err != nil || status != 200 || !strings.HasSuffix(got, "|Changed just now") {
+			t.Errorf("after the change: %d %q %v", status, got, err)
+		}
+		if r := a.Do(t, "DELETE", fmt.Sprintf("/bots/%d", id), nil, "X-API-Key", auth); r.Status != 200 {
+			t.Fatalf("delete: %d %s", r.Status, r.Body)
+		}
+		if status, _, err := get(bk); err != nil || status != 401 {
+			t.Errorf("deleted bot's key: %d %v", status, err)
+		}
 	})
 }

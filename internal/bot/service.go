@@ -14,6 +14,7 @@ import (
 	"concierge/internal/apperr"
 	"concierge/internal/billing"
 	"concierge/internal/clock"
+	"concierge/internal/coalesce"
 	"concierge/internal/outbox"
 	"concierge/internal/secret"
 	"concierge/internal/store"
@@ -40,6 +41,9 @@ type Service struct {
 	subs    SubscriptionCanceller
 	clock   clock.Clock
 	log     *slog.Logger
+	// byKey shares the read of bots by key between concurrent requests
+	// (every widget request makes one); nothing is cached.
+	byKey *coalesce.Lookup[string, keyRow]
 }
 
 // Deps are the collaborators of a Service.
@@ -58,7 +62,11 @@ func NewService(d Deps) *Service {
 	if d.Logger == nil {
 		d.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Service{db: d.DB, billing: d.Billing, clock: d.Clock, log: d.Logger.With("component", "bot")}
+	s := &Service{db: d.DB, billing: d.Billing, clock: d.Clock, log: d.Logger.With("component", "bot")}
+	s.byKey = coalesce.NewLookup(2, 64, 30*time.Second, func(ctx context.Context, keys []string) (map[string]keyRow, error) {
+		return botsByKeys(ctx, s.db.Reader(), keys)
+	})
+	return s
 }
 
 // SetSubscriptionCanceller wires the subscription side (it depends on bots
@@ -282,17 +290,19 @@ func (s *Service) Delete(ctx context.Context, workspaceID, botID int64) error {
 }
 
 // ByKey resolves a public bot key (X-Bot-Key). Unknown keys are
-// unauthorized.
+// unauthorized. Concurrent requests share the read (coalesce.Lookup), each
+// answered by a query that starts after it asked: a bot deleted, a setting
+// changed or a balance spent before the request arrived is seen by it.
 func (s *Service) ByKey(ctx context.Context, key string) (*View, error) {
 	if !ValidKey(key) {
 		return nil, apperr.ErrUnauthorized
 	}
-	r, err := botByKey(ctx, s.db.Reader(), key)
-	if store.IsNotFound(err) {
-		return nil, apperr.ErrUnauthorized
-	}
+	r, found, err := s.byKey.Get(ctx, key)
 	if err != nil {
 		return nil, fmt.Errorf("bot: by key: %w", err)
+	}
+	if !found {
+		return nil, apperr.ErrUnauthorized
 	}
 	return s.view(ctx, &r.row, s.billing.StandingOf(&r.Workspace)), nil
 }

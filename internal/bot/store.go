@@ -39,15 +39,26 @@ type keyRow struct {
 	Workspace billing.StandingRow `db:"ws"`
 }
 
-func botByKey(ctx context.Context, q store.Q, key string) (*keyRow, error) {
-	var r keyRow
-	if err := store.Get(ctx, q, &r, `SELECT `+botColumns+`, s.status AS subscription_status,
+// botsByKeys reads the bots of keys in one statement (IN list padded to a
+// power of two), by key; keys without a bot are left out.
+func botsByKeys(ctx context.Context, q store.Q, keys []string) (map[string]keyRow, error) {
+	vals := make([]any, len(keys))
+	for i, k := range keys {
+		vals[i] = k
+	}
+	in, args := store.InList(vals)
+	var rs []keyRow
+	if err := store.Select(ctx, q, &rs, `SELECT `+botColumns+`, s.status AS subscription_status,
 		s.provider_subscription_id AS subscription_ref, `+billing.StandingColumns+`
 		FROM bots b JOIN workspaces w ON w.id = b.workspace_id LEFT JOIN subscriptions s ON s.id = b.subscription_id
-		WHERE b.bot_key = ?`, key); err != nil {
+		WHERE b.bot_key IN (`+in+`)`, args...); err != nil {
 		return nil, err
 	}
-	return &r, nil
+	out := make(map[string]keyRow, len(rs))
+	for _, r := range rs {
+		out[r.Key] = r
+	}
+	return out, nil
 }
 
 func botsOfWorkspace(ctx context.Context, q store.Q, workspaceID int64) ([]row, error) {

@@ -283,7 +283,6 @@ func InList(vals []any) (string, []any) {
 	return Placeholders(n), padded
 }
 
-// Placeholders returns "?, ?, ?" for n arguments.
 // Rows returns n parenthesised groups of width placeholders, for a
 // multi-row INSERT: "(?, ?), (?, ?)".
 func Rows(n, width int) string {
@@ -309,6 +308,7 @@ func PowerChunks(n, maxChunk int) []int {
 	return out
 }
 
+// Placeholders returns "?, ?, ?" for n arguments.
 func Placeholders(n int) string {
 	if n <= 0 {
 		return ""
