@@ -209,29 +209,43 @@ var (
 		"sous", "subject", "sujeto", "sujeta", "sujeito", "vorbehaltlich"})
 )
 
+// notedWords write a booking down ("Noted: Saturday 10 am", "Notiert:
+// Rückruf morgen ab 8 Uhr", "pré-reservei sábado às 9h", "Combinado:
+// quinta pela manhã", "c'est noté pour lundi 14h"): a confirmation only
+// with the day or the hour it was written down for in the same sentence
+// ("noted your address" books nothing).
+var notedWords = setOfWords([]string{
+	"noted", "notiert", "note", "notee", "anotado", "anotada", "anotei", "anote", "apunto", "apunte",
+	"combinado", "combinada", "reservei", "agendei", "marquei", "agende", "reservo",
+})
+
 // confirmsBooking: a statement by the bot that the visitor is booked,
 // reserved or expected ("Booked you for Saturday 10:30", "¡Nos vemos
-// mañana!"), not a question or a condition.
+// mañana!", "Notiert: Probefahrt Samstag 10 Uhr"), not a question or a
+// condition.
 func confirmsBooking(toks []token, question bool, lo, hi int) bool {
 	if question {
 		return false
 	}
-	found := false
+	found, noted := false, false
 	for i := lo; i < hi; i++ {
 		n := toks[i].norm
-		if bookingBlockers[n] {
+		if bookingBlockers[n] && !((n == "pour" || n == "aux") && len(slotKeys(toks, i+1, min(hi, i+3))) > 0) {
+			// "réservé aux patients" restricts; "réservé pour lundi
+			// 14h" books.
 			return false
 		}
 		if bookedWords[n] {
 			found = true
 		}
+		noted = noted || notedWords[n]
 		for _, p := range seeYouPairs {
 			if n == p[0] && i+1 < hi && toks[i+1].norm == p[1] {
 				found = true
 			}
 		}
 	}
-	return found
+	return found || (noted && len(slotKeys(toks, lo, hi)) > 0)
 }
 
 func isTeamPair(a, b string) bool {
