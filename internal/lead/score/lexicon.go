@@ -94,7 +94,7 @@ var budgetRules = []rule{
 	r("budget set aside", "{set aside|kept aside|reserved for|earmarked for}", o(fBudget, 70)),
 	r("has a budget", "have|got|has @det? budget", o(fBudget, 75)),
 	r("has a budget", "budget @be? there|hai", o(fBudget, 70)),
-	r("money is no issue", "money|budget|cost|price|pricing|fees @be? not|no|never {an|a|} issue|problem|concern|constraint", o(fBudget, 80)).native(),
+	r("money is no issue", "money|budget|cost|price|pricing|fees @be? not|no|never {an|a|the|} issue|problem|concern|constraint", o(fBudget, 80)).native(),
 	r("money is no issue", "no budget|money|cost|price issue|issues|problem|problems|constraint|constraints", o(fBudget, 80)).native(),
 	r("money is no issue", "{cost|price|money|budget|fees} {does not|do not|will not} matter", o(fBudget, 80)).native(),
 	r("money is no issue", "{money|price|cost} is no object", o(fBudget, 80)).native(),

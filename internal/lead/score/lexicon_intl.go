@@ -9,6 +9,16 @@ package score
 // levels follow the scale of lexicon.go, so a Spanish "tenemos un
 // presupuesto aprobado" weighs what "we have an approved budget" weighs.
 
+// Money that is no problem, per language: the money word, the verb, the
+// negation and the problem word.
+const (
+	moneyNoProblemES = "dinero|presupuesto|precio|plata|costo|coste no es|sera|supone @det? problema|inconveniente|obstaculo"
+	moneyNoProblemPT = "dinheiro|orcamento|preco|verba|custo nao e|eh|sera @det? problema|obstaculo"
+	moneyNoProblemFR = "argent|budget|prix|cout|tarif ne? est|sera pas|jamais @det? probleme|souci|obstacle"
+	moneyNoProblemDE = "geld|budget|preis|kosten|finanzierung @be? nicht|kein|keine @det? problem|thema|hindernis"
+	moneyNoProblemHI = "paisa|paise|budget|price|cost|kharcha|kharche ki|ka? koi? issue|problem|dikkat|tension|chinta nahi|nahin|nai"
+)
+
 var intlBudgetRules = []rule{
 	// Spanish.
 	r("has a budget", "{tenemos|tengo|contamos con|hay} @det? presupuesto|partida", o(fBudget, 75)),
@@ -20,6 +30,23 @@ var intlBudgetRules = []rule{
 	r("too expensive", "{demasiado caro|muy caro|muy cara|demasiado cara|caro para|fuera de nuestro presupuesto|fuera de presupuesto|no nos alcanza}", o(fBudget, 0)).deny(),
 	r("no budget", "{sin presupuesto|no tenemos presupuesto|no hay presupuesto|no tengo presupuesto}", o(fBudget, 0)).deny(),
 	r("limited budget", "presupuesto @be? ajustado|limitado|pequeno|justo", o(fBudget, 20)).native(),
+	// "El dinero no es problema", "o dinheiro não é problema", "l'argent
+	// n'est pas le problème", "Geld ist nicht das Problem", "paisa koi
+	// issue nahi": the negation belongs to the money, so the visitor
+	// is saying the budget is there, not that they have no problem to
+	// solve (see moneyNoProblem for the need side).
+	r("money is no issue", moneyNoProblemES, o(fBudget, 80)).native(),
+	r("money is no issue", moneyNoProblemPT, o(fBudget, 80)).native(),
+	r("money is no issue", moneyNoProblemFR, o(fBudget, 80)).native(),
+	r("money is no issue", moneyNoProblemDE, o(fBudget, 80)).native(),
+	r("money is no issue", moneyNoProblemHI, o(fBudget, 80)).native(),
+	r("money is no issue", "{el dinero no importa|el precio no importa|geld spielt keine rolle|budget spielt keine rolle|preis spielt keine rolle|kosten spielen keine rolle|le prix importe peu}", o(fBudget, 80)).native(),
+	suppress(moneyNoProblemES, fPain, fNeed, fProblem),
+	suppress(moneyNoProblemPT, fPain, fNeed, fProblem),
+	suppress(moneyNoProblemFR, fPain, fNeed, fProblem),
+	suppress(moneyNoProblemDE, fPain, fNeed, fProblem),
+	suppress(moneyNoProblemHI, fPain, fNeed, fProblem),
+	suppress("money|budget|cost|costs|price|pricing|fees @be? not|no|never @det? issue|problem|problems|concern", fPain, fNeed, fProblem),
 	// Portuguese.
 	r("has a budget", "temos|tenho|ha @det? orcamento|verba", o(fBudget, 75)),
 	r("budget approved", "orcamento|verba @be? ja? aprovado|aprovada|reservado|reservada|disponivel|liberado|liberada|garantido|garantida", o(fBudget, 80)),

@@ -25,3 +25,26 @@ func TestBotNotesBooking(t *testing.T) {
 		}
 	}
 }
+
+// TestMoneyIsNoProblem: "money is not the problem" in every language says
+// the budget is there; the negation belongs to the money, so it denies no
+// need and reports no fault.
+func TestMoneyIsNoProblem(t *testing.T) {
+	for _, s := range []string{"Money is not the problem.", "El dinero no es problema.", "O dinheiro não é problema.",
+		"Le budget n'est pas un souci.", "Geld ist nicht das Problem.", "Budget spielt keine Rolle.", "Paisa koi issue nahi hai."} {
+		a := read("", s)
+		budget := false
+		for _, f := range a.findings {
+			if (f.f == fNeed || f.f == fPain) && f.deny || f.f == fProblem {
+				t.Errorf("%q: read as %s %q", s, f.f, f.reading)
+			}
+			budget = budget || (f.f == fBudget && !f.deny && f.level >= 70)
+		}
+		if !budget {
+			t.Errorf("%q: no budget read", s)
+		}
+	}
+	checkTiers(t, []struct{ want, conv string }{
+		{"sql", "V: Wir brauchen eine neue Website, die alte ist nicht mehr zeitgemäß. Ich bin die Inhaberin.|B: Gern. Ein Relaunch liegt meist bei 6.000–12.000 €.|V: Geld ist nicht das Problem, sie muss bis Ende März online sein."},
+	})
+}
