@@ -42,7 +42,11 @@ type Service struct {
 	clock   clock.Clock
 	log     *slog.Logger
 	// byKey shares the read of bots by key between concurrent requests
-	// (every widget request makes one); nothing is cached.
+	// (every widget request makes one); nothing is cached. One query at a
+	// time: a lone request starts its own at once, and under load each
+	// query takes every read queued while the previous one ran (with two
+	// in flight, half as many shared one: the read was 8.6% of a loaded
+	// server's CPU against 6.5% with one, 12.8% before any sharing).
 	byKey *coalesce.Lookup[string, keyRow]
 }
 
@@ -63,7 +67,7 @@ func NewService(d Deps) *Service {
 		d.Logger = slog.New(slog.DiscardHandler)
 	}
 	s := &Service{db: d.DB, billing: d.Billing, clock: d.Clock, log: d.Logger.With("component", "bot")}
-	s.byKey = coalesce.NewLookup(2, 64, 30*time.Second, func(ctx context.Context, keys []string) (map[string]keyRow, error) {
+	s.byKey = coalesce.NewLookup(1, 64, 30*time.Second, func(ctx context.Context, keys []string) (map[string]keyRow, error) {
 		return botsByKeys(ctx, s.db.Reader(), keys)
 	})
 	return s

@@ -225,10 +225,9 @@ type composer interface {
 type Exchange struct {
 	s *Service
 	p *pending
-	// Metadata is known before the first word: the session and the
-	// candidate sources.
+	// Metadata is known before the first word: the session (and, from
+	// Sources, the candidate sources).
 	SessionID string
-	Sources   []Source
 	Offline   bool
 	// Mode is bot, or waiting/human when the message goes to a person.
 	Mode string
@@ -263,7 +262,7 @@ func (s *Service) Begin(ctx context.Context, req Request) (*Exchange, error) {
 		if (sess.Mode == ModeWaiting || sess.Mode == ModeHuman) && !req.Bot.IsOffline && !req.Preview && s.relay != nil {
 			// A person handles this conversation: no retrieval, no
 			// answerer, no credit.
-			return &Exchange{s: s, p: p, SessionID: sess.PublicID, Sources: []Source{}, Mode: sess.Mode}, nil
+			return &Exchange{s: s, p: p, SessionID: sess.PublicID, Mode: sess.Mode}, nil
 		}
 		if p.history, err = s.recentTurns(ctx, b.WorkspaceID, sess.ID, historyTurns); err != nil {
 			return nil, err
@@ -302,9 +301,13 @@ func (s *Service) Begin(ctx context.Context, req Request) (*Exchange, error) {
 	}
 	p.hits = hits
 	ex.SessionID = p.publicID
-	ex.Sources = sourcesOf(hits, nil)
 	return ex, nil
 }
+
+// Sources are the candidate sources known before the reply: the best
+// hits, one per page (none when the message goes to a person or the bot is
+// offline). Computed when asked: only a streamed reply announces them.
+func (ex *Exchange) Sources() []Source { return sourcesOf(ex.p.hits, nil) }
 
 // retrievalQuery adds the previous visitor question to a short follow-up
 // ("and the price?"), which alone retrieves nothing useful.

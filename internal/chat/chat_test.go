@@ -242,6 +242,9 @@ func TestChatStream(t *testing.T) {
 			t.Fatalf("stream: %d %v %s", r.Status, r.Header, r.Body)
 		}
 		meta, text, final := readStream(t, string(r.Body))
+		if cands, _ := meta["sources"].([]any); len(cands) == 0 {
+			t.Errorf("no candidate sources announced before the reply: %v", meta)
+		}
 		if meta["session_id"] == "" || meta["session_id"] != final["session_id"] || !strings.Contains(text, "three to five days") ||
 			final["answered"] != true || len(final["sources"].([]any)) == 0 || final["message_id"] == "" {
 			t.Fatalf("stream parts: %v | %q | %v", meta, text, final)

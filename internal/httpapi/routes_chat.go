@@ -186,7 +186,7 @@ func (s *Server) streamReply(ctx context.Context, hctx huma.Context, ex *chat.Ex
 		hctx.SetHeader("X-Accel-Buffering", "no")
 		hctx.SetStatus(http.StatusOK)
 		meta, _ := json.Marshal(map[string]any{"session_id": ex.SessionID, "message_id": ex.MessageID(),
-			"sources": ex.Sources, "offline": ex.Offline, "mode": ex.Mode})
+			"sources": ex.Sources(), "offline": ex.Offline, "mode": ex.Mode})
 		if _, err := w.Write([]byte(chat.MetadataPrefix + string(meta) + "\n")); err != nil {
 			return err
 		}
