@@ -89,6 +89,12 @@ var conceptRules = []rule{
 	r("compares providers", "{bhi baat ki|bhi baat kar|bhi baat hui|bhi pucha|bhi poocha|bhi puchha|bhi quote liya|bhi enquiry ki|bhi visit kiya}", o(fEval, 60), o(fNeed, 45)),
 	r("compares providers", "{trying to decide|still deciding|deciding which|will decide after|decide after|je magasine|on magasine|je continue de magasiner|magasiner|en train de magasiner}", o(fEval, 55), o(fNeed, 40)),
 
+	// Looking at alternatives to this business or to the current one: "ich
+	// schau mir grad ein paar Alternativen an", "estou vendo outras
+	// opções", "je regarde les alternatives", "alternatives dekh raha hoon".
+	r("compares providers", "{schau mir|schaue mir|schauen uns|sehe mir|sehen uns|schau|schaue|schauen|sehe|suche|suchen|looking at|looking for|exploring|checking out|buscando|mirando|viendo|procurando|olhando|vendo|regarde|regardons|cherche|cherchons|dekh|dekhna|dekhne|dekh raha|dekh rahi|dekh rahe} .. {alternativen|alternatives|alternativas|alternatief|andere optionen|outras opcoes|otras opciones|d autres options|dusre options|other options}", o(fEval, 60), o(fNeed, 45)),
+	r("collects competing offers", "{montando um comparativo|fazendo um comparativo|fazer um comparativo|haciendo una comparativa|armando una comparativa|haciendo un comparativo|armando un comparativo|preparo un comparatif|je prepare un comparatif}", o(fEval, 60), o(fNeed, 50), o(fProcess, 50)),
+
 	// Choosing between options of their own ("estamos entre Açores e
 	// Madeira", "torn between the two").
 	r("compares options", "{estamos entre|estoy entre|dudamos entre|hesitamos entre|on hesite entre|nous hesitons entre|schwanken zwischen|torn between|deciding between|choosing between}", o(fEval, 60), o(fNeed, 50)),

@@ -280,6 +280,15 @@ var evalRules = []rule{
 	r("uses a tool today", "{wir nutzen|wir verwenden|nutzen derzeit|aktuelles tool|aktuellen anbieter}", o(fFit, 60)),
 	r("replacing a tool", "{wechseln von|migrieren von|ersetzen|ablosen}", o(fEval, 55), o(fFit, 60), o(fNeed, 55)),
 	r("asks what a plan includes", "{was ist enthalten|was beinhaltet|welcher tarif|welches paket|die tarife|integration mit|anbindung an|schnittstelle zu|funktioniert mit|lasst sich}", o(fEval, 55), o(fNeed, 45), o(fIntent, 45)),
+	// How this business differs from another, asked in every language
+	// ("what's different from X?" is read above): "qual a diferença do de
+	// vocês pro X?", "¿en qué se diferencian de X?", "quelle différence
+	// avec X ?", "was ist bei euch anders als bei X?", "X se kya alag hai?".
+	r("compares vendors", "{que diferencia|cual es la diferencia|diferencia con|diferencia entre|diferencia de|en que se diferencian|en que son diferentes|diferentes de|distinto de|distintos de|mejor que|mas barato que}", o(fEval, 55), o(fNeed, 35), o(fCriteria, 40)).question(),
+	r("compares vendors", "{qual a diferenca|qual e a diferenca|que diferenca|diferenca do|diferenca da|diferenca de|diferenca entre|diferenca pro|diferenca pra|diferenca para|diferente do|diferente da|diferentes de|melhor que|mais barato que}", o(fEval, 55), o(fNeed, 35), o(fCriteria, 40)).question(),
+	r("compares vendors", "{quelle difference|quelle est la difference|difference avec|difference entre|difference par rapport|en quoi etes vous|en quoi vous etes|differents de|different de|mieux que|moins cher que}", o(fEval, 55), o(fNeed, 35), o(fCriteria, 40)).question(),
+	r("compares vendors", "{anders als|unterschied zu|unterschied zum|unterschied zwischen|was unterscheidet|unterscheidet ihr|unterscheiden sie|unterscheidet sich|besser als|gunstiger als|billiger als}", o(fEval, 55), o(fNeed, 35), o(fCriteria, 40)).question(),
+	r("compares vendors", "{se kya alag|se kaise alag|me kya fark|mein kya fark|me kya difference|mein kya difference|kya difference|se better|se behtar|se sasta}", o(fEval, 55), o(fNeed, 35), o(fCriteria, 40)).question(),
 	// Hinglish.
 	r("asks for a trial", "{trial chahiye|trial milega|trial de sakte|demo trial|test karna hai|try karna hai|pilot karna}", o(fEval, 65), o(fNeed, 55), o(fIntent, 55)),
 	r("asks about integrations", "{integrate|integration|connect|sync|link} {hota|hoga|ho sakta|ho jayega|ho jata|karta|karega|kar sakte}", o(fEval, 55), o(fNeed, 45), o(fCriteria, 60)),

@@ -48,3 +48,53 @@ func TestMoneyIsNoProblem(t *testing.T) {
 		{"sql", "V: Wir brauchen eine neue Website, die alte ist nicht mehr zeitgemäß. Ich bin die Inhaberin.|B: Gern. Ein Relaunch liegt meist bei 6.000–12.000 €.|V: Geld ist nicht das Problem, sie muss bis Ende März online sein."},
 	})
 }
+
+// TestHowDoYouDiffer: asking how this business differs from another, or
+// saying one is looking at alternatives or drawing up a comparison, is
+// evaluation in every language; with the visitor's size or title it is
+// at least mql.
+func TestHowDoYouDiffer(t *testing.T) {
+	for _, s := range []string{
+		"¿En qué se diferencian de Holded?", "Qual a diferença de vocês pro Bling?", "Quelle différence avec Qonto ?",
+		"Was ist bei euch anders als bei Personio?", "Zoho se kya alag hai aapka?",
+		"Ich schaue mir gerade ein paar Alternativen an.", "Estou fazendo um comparativo entre três fornecedores.",
+	} {
+		found := false
+		for _, f := range read("", s).findings {
+			found = found || (f.f == fEval && f.level >= 55)
+		}
+		if !found {
+			t.Errorf("%q: no evaluation read", s)
+		}
+	}
+	checkTiers(t, []struct{ want, conv string }{
+		{"mql", "V: somos 25 pessoas e queremos trocar o sistema de ponto|B: Nosso sistema faz ponto por app e reconhecimento facial.|V: qual a diferença de vocês pro Tangerino?"},
+		{"mql", "V: Hallo, wir sind ein Steuerbüro mit 12 Leuten|B: Willkommen! Unser Portal ersetzt den Belegversand per Mail.|V: Was ist bei euch anders als bei DATEV Unternehmen online?"},
+	})
+}
+
+// TestMoreTitles: an engineer, a buyer or a manager says who the visitor
+// is in Spanish, Portuguese, French and German too (which makes an
+// evaluation a fitting one); "cheffe de projet" is a project manager.
+func TestMoreTitles(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		max  int
+	}{
+		{"Soy ingeniera de procesos en una planta de alimentos.", 40},
+		{"Sou compradora de uma rede de farmácias.", 70},
+		{"Je suis cheffe de projet dans une banque.", 55},
+		{"Ich bin Ingenieurin bei einem Zulieferer.", 40},
+	} {
+		a := read("", c.text)
+		level := 0
+		for _, f := range a.findings {
+			if f.f == fAuthority && !f.deny {
+				level = max(level, f.level)
+			}
+		}
+		if level == 0 || level > c.max {
+			t.Errorf("%q: authority %d, want a title of at most %d", c.text, level, c.max)
+		}
+	}
+}

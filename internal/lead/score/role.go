@@ -43,14 +43,17 @@ var roles = map[string]roleInfo{
 	"analista": {30, 20, 0}, "asistente": {30, 20, 0}, "assistente": {30, 20, 0}, "becario": {10, 5, 0},
 	"becaria": {10, 5, 0}, "estagiario": {10, 5, 0}, "estagiaria": {10, 5, 0}, "practicante": {10, 5, 0},
 	"pasante": {10, 5, 0}, "estudiante": {10, 5, 0}, "estudante": {10, 5, 0}, "compras": {70, 55, 60},
-	"autonomo": {75, 75, 0}, "autonoma": {75, 75, 0},
+	"autonomo": {75, 75, 0}, "autonoma": {75, 75, 0}, "ingeniero": {35, 25, 0}, "ingeniera": {35, 25, 0},
+	"engenheiro": {35, 25, 0}, "engenheira": {35, 25, 0}, "comprador": {65, 50, 55}, "compradora": {65, 50, 55},
+	"gestor": {60, 40, 0}, "gestora": {60, 40, 0}, "consultor": {40, 30, 0}, "consultora": {40, 30, 0},
 	// French.
 	"directeur": {85, 75, 0}, "directrice": {85, 75, 0}, "fondateur": {95, 90, 0}, "fondatrice": {95, 90, 0},
 	"cofondateur": {95, 90, 0}, "cofondatrice": {95, 90, 0}, "gerant": {90, 85, 0}, "gerante": {90, 85, 0},
 	"proprietaire": {95, 90, 0}, "patron": {95, 90, 0}, "patronne": {95, 90, 0}, "pdg": {95, 90, 0},
 	"dg": {90, 85, 0}, "associe": {85, 80, 0}, "associee": {85, 80, 0}, "chef": {70, 55, 0},
 	"charge": {40, 25, 0}, "chargee": {40, 25, 0}, "stagiaire": {10, 5, 0}, "etudiant": {10, 5, 0},
-	"etudiante": {10, 5, 0}, "acheteur": {65, 50, 55}, "acheteuse": {65, 50, 55},
+	"etudiante": {10, 5, 0}, "acheteur": {65, 50, 55}, "acheteuse": {65, 50, 55}, "cheffe": {70, 55, 0},
+	"ingenieur": {35, 25, 0}, "ingenieure": {35, 25, 0}, "consultante": {40, 30, 0},
 	// French acronyms: directeur des systèmes d'information, administratif
 	// et financier, des ressources humaines, commercial, général.
 	"dsi": {85, 75, 0}, "daf": {90, 95, 0}, "drh": {85, 75, 0}, "dircom": {85, 75, 0}, "dga": {90, 85, 0},
@@ -62,7 +65,7 @@ var roles = map[string]roleInfo{
 	"einkauferin": {65, 50, 55}, "einkauf": {70, 55, 60}, "mitarbeiter": {35, 25, 0}, "mitarbeiterin": {35, 25, 0},
 	"referent": {35, 25, 0}, "referentin": {35, 25, 0}, "assistentin": {30, 20, 0}, "assistent": {30, 20, 0},
 	"praktikant": {10, 5, 0}, "praktikantin": {10, 5, 0}, "werkstudent": {10, 5, 0}, "werkstudentin": {10, 5, 0},
-	"studentin": {10, 5, 0}, "selbststandig": {75, 75, 0}, "selbstandig": {75, 75, 0},
+	"studentin": {10, 5, 0}, "ingenieurin": {35, 25, 0}, "selbststandig": {75, 75, 0}, "selbstandig": {75, 75, 0},
 	// Hinglish.
 	"malik": {95, 90, 0}, "maalik": {95, 90, 0},
 }
@@ -175,6 +178,9 @@ func roleFindings(t *turnText, s *sentence, out []finding) []finding {
 					break
 				}
 				info = refineRole(toks, k, info)
+				if (w == "chef" || w == "cheffe") && k+2 < s.tokEnd && toks[k+1].norm == "de" && toks[k+2].norm == "projet" {
+					info = roleInfo{55, 35, 0} // a project manager
+				}
 				end := roleEnd(toks, k, s)
 				first := start
 				for first < k && (articles[toks[first].norm] || toks[first].norm == "not" || (hindi && (toks[first].norm == "hi" || toks[first].norm == "bhi"))) {
