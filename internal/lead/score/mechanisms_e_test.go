@@ -98,3 +98,36 @@ func TestMoreTitles(t *testing.T) {
 		}
 	}
 }
+
+// TestTicketOpened: a bot that states the number of the support case it
+// opened was serving an existing customer, whatever urgency came with the
+// request; a customer who then weighs buying more is a lead again.
+func TestTicketOpened(t *testing.T) {
+	checkTiers(t, []struct{ want, conv string }{
+		{"unqualified", "V: app me invoice download nahi ho raha|B: Sorry! Maine ticket INV-40417 bana diya hai, team 2 ghante me call karegi.|V: ok jaldi please, aaj client ko bhejna hai"},
+		{"unqualified", "V: o relatório mensal sumiu do painel|B: Chamado aberto (#55120). Nosso time retorna ainda hoje.|V: ok, aguardo o retorno, é urgente"},
+		{"mql", "V: our last invoice shows the wrong VAT number|B: Sorry about that, I've opened ticket #30981 for billing.|V: thanks. separately, we're looking to move our other two stores onto your POS, about 40 staff in all. what would the multi-store plan cost?"},
+	})
+	if botRoutes("Your ticket will be answered within a day.", "en")&routeTicket != 0 {
+		t.Error("a ticket without a number read as one opened")
+	}
+}
+
+// TestLockedOut: being locked out of the product or shown an error code
+// is a fault in the visitor's own words ("ich komm nicht mehr rein",
+// "Lizenz ungültig", "código inválido"); "MBA student hu" is a student.
+func TestLockedOut(t *testing.T) {
+	for _, s := range []string{"ich komm nicht mehr in die App rein", "da steht Lizenz ungültig", "me sale código inválido", "le code est invalide"} {
+		found := false
+		for _, f := range read("", s).findings {
+			found = found || f.f == fProblem
+		}
+		if !found {
+			t.Errorf("%q: no fault read", s)
+		}
+	}
+	checkTiers(t, []struct{ want, conv string }{
+		{"unqualified", "V: hi ich komm nicht mehr in die Lern-App rein, da steht Zugang ungültig, Prüfung ist nächste Woche|B: Bitte melden Sie sich neu an.|V: geht nicht, ich komm morgen vorbei"},
+		{"unqualified", "V: hello, BBA student hu, retail pe project kar rahi hu|B: Kya jaanna hai?|V: aapke stores ka monthly footfall kitna hai? 30 responses chahiye"},
+	})
+}

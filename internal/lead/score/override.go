@@ -624,7 +624,12 @@ func disqualified(a *analysis) (rule, reason string, ev []Evidence, ok bool) {
 		// hiring process; "I can start Monday" and "how much do you pay"
 		// are about the job.
 		return "job_seeker", "The bot sent the visitor to its careers page or hiring process: looking for work, not buying: unqualified.", append(routedEv, quotes(by[fJob])...), true
-	case routed&routeSupport != 0 && !evaluatingNow:
+	case routed&routeSupport != 0 && !evaluatingNow,
+		// A support case opened: an existing customer's request, unless
+		// they went on to ask to buy something more (a customer with a
+		// billing ticket who then weighs moving three more apps is a
+		// lead again).
+		routed&routeTicket != 0 && !evaluatingNow && !buyingAfterTicket(a):
 		return "existing_customer", "The bot handed the visitor's request to its support or claims team: an existing customer's service request, not a purchase: unqualified (route to support).", append(routedEv, quotes(by[fSupport], by[fProblem])...), true
 	}
 	// Declined: the visitor said no to the bot's offer (to book, call,
@@ -732,6 +737,21 @@ func buyingAfter(a *analysis, k route) bool {
 	return false
 }
 
+// buyingAfterTicket is buyingAfter for a support case the bot opened,
+// where a yes to what the bot offers next ("plz jaldi", "ok, Thursday")
+// answers the support team's offer, not one to buy.
+func buyingAfterTicket(a *analysis) bool {
+	b := *a
+	b.findings = nil
+	for _, f := range a.findings {
+		if f.f == fIntent && (f.reading == "takes the offer with a time" || f.reading == "confirms when asked") {
+			continue
+		}
+		b.findings = append(b.findings, f)
+	}
+	return buyingAfter(&b, routeTicket)
+}
+
 // strongIntent: a concrete request to buy, book or sign (not "call me
 // back").
 func strongIntent(a *analysis) bool {
@@ -752,6 +772,8 @@ func routeReading(k route) string {
 		return "refused to share"
 	case k&routeVendor != 0:
 		return "sent to its vendor inbox"
+	case k&routeTicket != 0 && k&routeSupport == 0:
+		return "opened a support case for"
 	}
 	return "handed to support"
 }

@@ -21,6 +21,7 @@ const (
 	routeAsksRef                   // asked for the reference of an order, policy, claim or contract
 	routeJobs                      // pointed the visitor to its careers page or hiring process
 	routeBooked                    // confirmed a booking the visitor made ("you're booked for Friday at 9")
+	routeTicket                    // stated the number of a support case it opened ("Ticket #48213")
 )
 
 // routeMark is a routing bot turn and the visitor turn it answered.
@@ -166,6 +167,9 @@ func botRoutes(text, lang string) route {
 		if asksReference(toks, lo, hi) {
 			r |= routeAsksRef
 		}
+		if !s.question && opensTicket(toks, lo, hi) {
+			r |= routeTicket
+		}
 		if pointsToJobs(toks, lo, hi) {
 			r |= routeJobs
 		}
@@ -174,6 +178,26 @@ func botRoutes(text, lang string) route {
 		}
 	}
 	return r
+}
+
+// ticketWords name a support case the bot can open.
+var ticketWords = setOfWords([]string{"ticket", "chamado", "protocolo", "incidencia", "ticketnummer", "vorgangsnummer", "reclamacao", "reclamacion"})
+
+// opensTicket: the bot states the number of a support case ("Ticket
+// #48213 create kar diya hai", "Chamado aberto (#77315)", "ticket
+// HK-7731"), which only a request about something already bought gets.
+func opensTicket(toks []token, lo, hi int) bool {
+	for i := lo; i < hi; i++ {
+		if !ticketWords[toks[i].norm] {
+			continue
+		}
+		for j := i + 1; j < hi && j <= i+3; j++ {
+			if toks[j].isNum && len(toks[j].norm) >= 4 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // pointsToJobs: the sentence sends the visitor to apply ("you can see open
