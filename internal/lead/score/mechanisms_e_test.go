@@ -131,3 +131,26 @@ func TestLockedOut(t *testing.T) {
 		{"unqualified", "V: hello, BBA student hu, retail pe project kar rahi hu|B: Kya jaanna hai?|V: aapke stores ka monthly footfall kitna hai? 30 responses chahiye"},
 	})
 }
+
+// TestSlotsOfferedWithoutAQuestion: a bot that names two slots as
+// alternatives offers them, question mark or not; a visitor who takes one
+// has booked. Opening hours joined by "and" offer nothing.
+func TestSlotsOfferedWithoutAQuestion(t *testing.T) {
+	for _, c := range []struct {
+		text  string
+		offer bool
+	}{
+		{"Wir hätten morgen 9:00 Uhr oder übermorgen 17:30 Uhr, auch per Video.", true},
+		{"Tenemos el martes a las 10 h o el jueves a las 16 h.", true},
+		{"On peut vous proposer lundi 14h ou mardi 9h.", true},
+		{"Hay clases martes y jueves a las 19 h.", false},
+		{"Samstags haben wir 9–14 Uhr geöffnet.", false},
+	} {
+		if got := len(offeredSlots(c.text, "")) > 0; got != c.offer {
+			t.Errorf("%q: offers slots %v, want %v", c.text, got, c.offer)
+		}
+	}
+	checkTiers(t, []struct{ want, conv string }{
+		{"sql", "V: Hallo, mir wurde heute gekündigt, kann ich dagegen was machen?|B: Wir hätten morgen 9:00 Uhr oder übermorgen 17:30 Uhr, auch per Video.|V: morgen 9 Uhr vor Ort"},
+	})
+}

@@ -80,20 +80,37 @@ func compactHour(n string) (string, bool) {
 // slotDecliners make an answer something other than taking the slot.
 var slotDecliners = setOfWords([]string{"no", "not", "non", "nein", "nao", "nahi", "pas", "nicht", "neither", "ninguno", "aucun", "keiner", "cannot", "cant"})
 
+// slotAlternatives join the slots a bot offers: "9:00 or 17:30",
+// "morgen 9 Uhr oder übermorgen", "às 9h ou às 10h30", "kal ya parso".
+var slotAlternatives = setOfWords([]string{"or", "oder", "o", "ou", "ya", "bzw"})
+
 // offeredSlots are the slots a bot turn offers: named days or hours in a
-// turn that asks the visitor to choose ("which suits you?", "funciona?").
+// turn that asks the visitor to choose ("which suits you?", "funciona?"),
+// or that names two or more of them as alternatives ("Wir hätten morgen
+// 9:00 Uhr oder übermorgen 17:30 Uhr"): an offer, though not a question.
+// Opening hours ("Tuesday and Thursday at 7 pm") offer nothing.
 func offeredSlots(text, lang string) map[string]bool {
 	toks, sents := tokenizeLang(text, lex, lang)
 	asks := false
 	for _, s := range sents {
 		asks = asks || s.question
 	}
-	if !asks {
-		return nil
-	}
 	keys := slotKeys(toks, 0, len(toks))
 	if len(keys) == 0 {
 		return nil
+	}
+	if !asks {
+		alternatives := false
+		for _, s := range sents {
+			for i := s.tokStart; i < s.tokEnd; i++ {
+				if slotAlternatives[toks[i].norm] && len(slotKeys(toks, s.tokStart, i)) > 0 && len(slotKeys(toks, i+1, s.tokEnd)) > 0 {
+					alternatives = true
+				}
+			}
+		}
+		if !alternatives {
+			return nil
+		}
 	}
 	return keys
 }
