@@ -154,3 +154,24 @@ func TestSlotsOfferedWithoutAQuestion(t *testing.T) {
 		{"sql", "V: Hallo, mir wurde heute gekündigt, kann ich dagegen was machen?|B: Wir hätten morgen 9:00 Uhr oder übermorgen 17:30 Uhr, auch per Video.|V: morgen 9 Uhr vor Ort"},
 	})
 }
+
+// TestWorksWithAndReferences: asking whether the business works with the
+// visitor's tool or case, for its references, or for a spec sheet is
+// evaluation in every language; with a business of their own, at least
+// mql.
+func TestWorksWithAndReferences(t *testing.T) {
+	for _, s := range []string{"¿Trabajan con Holded?", "Vocês trabalham com Bling?", "Vous travaillez avec Sage ?", "Arbeitet ihr mit DATEV?",
+		"aap Tally pe kaam karte ho?", "¿Tienen casos de clínicas dentales?", "Habt ihr Referenzen aus dem Handwerk?", "Can you send the datasheet?"} {
+		found := false
+		for _, f := range read("", s).findings {
+			found = found || (f.f == fEval && f.level >= 50)
+		}
+		if !found {
+			t.Errorf("%q: no evaluation read", s)
+		}
+	}
+	checkTiers(t, []struct{ want, conv string }{
+		{"mql", "V: hola, tenemos una tienda online de cosmética, unos 800 pedidos al mes|B: Automatizamos la atención postventa.|V: ¿trabajan con WooCommerce?"},
+		{"mql", "V: we need 2 pallet wrappers for a new distribution centre|B: We have semi-automatic and fully automatic models.|V: send me the spec sheets for the automatic ones"},
+	})
+}
