@@ -175,3 +175,14 @@ func TestWorksWithAndReferences(t *testing.T) {
 		{"mql", "V: we need 2 pallet wrappers for a new distribution centre|B: We have semi-automatic and fully automatic models.|V: send me the spec sheets for the automatic ones"},
 	})
 }
+
+// TestNotThisPeriodDefers: denying the current period ("this isn't a
+// project for this year", "no es para este año") refuses the present as
+// "not now" does, so with a date a year away the purchase is deferred;
+// "no deadline" refuses nothing.
+func TestNotThisPeriodDefers(t *testing.T) {
+	checkTiers(t, []struct{ want, conv string }{
+		{"nurture", "V: We're a 300-person logistics firm on an old WMS. This isn't a project for this year.|B: Understood.|V: What would a company our size spend? I'm the COO; I'll circle back in a year or so."},
+		{"mql", "V: Sou o CTO de uma startup, 12 engenheiros, estamos a ver alternativas ao Datadog.|B: Temos trial de 14 dias.|V: Não há prazo definido, é mais para comparar. Talvez mais tarde."},
+	})
+}

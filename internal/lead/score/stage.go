@@ -28,7 +28,7 @@ const readNotNow = "not now"
 func deferred(a *analysis) (finding, bool) {
 	fb := bestOf(a)
 	t := fb.timeline
-	if t == nil || !(t.deny && t.reading == readNotNow || !t.deny && (t.level <= 25 || strings.HasSuffix(t.reading, "later"))) {
+	if t == nil || !(refusesNow(t) || !t.deny && (t.level <= 25 || strings.HasSuffix(t.reading, "later"))) {
 		return finding{}, false
 	}
 	refused, far := false, false
@@ -36,7 +36,7 @@ func deferred(a *analysis) (finding, bool) {
 		if f.f != fTimeline {
 			continue
 		}
-		refused = refused || (f.deny && f.reading == readNotNow)
+		refused = refused || refusesNow(&f)
 		far = far || (!f.deny && (f.level <= 25 || strings.HasSuffix(f.reading, "later")))
 	}
 	if !refused || !far {
@@ -48,6 +48,21 @@ func deferred(a *analysis) (finding, bool) {
 		}
 	}
 	return *t, true
+}
+
+// refusesNow: a timeline finding that refuses the present: "not now", or
+// the current period denied ("this isn't a project for this year", "no es
+// para este mes", "nicht dieses Quartal"). "No rush" only says it is not
+// urgent, and "no deadline" that there is no date yet.
+func refusesNow(f *finding) bool {
+	if !f.deny {
+		return false
+	}
+	switch f.reading {
+	case readNotNow, "denies: this year", "denies: this quarter", "denies: this month", "denies: this week":
+		return true
+	}
+	return false
 }
 
 // notNow finds the visitor's latest word on timing when it says not now
