@@ -186,3 +186,31 @@ func TestNotThisPeriodDefers(t *testing.T) {
 		{"mql", "V: Sou o CTO de uma startup, 12 engenheiros, estamos a ver alternativas ao Datadog.|B: Temos trial de 14 dias.|V: Não há prazo definido, é mais para comparar. Talvez mais tarde."},
 	})
 }
+
+// TestDayOfMonth: a day written as a plain number after its article ("me
+// vence el 30", "a audiência é dia 14", "livraison le 12") is a near date,
+// as "on the 30th" is; a percentage, a count or a day with its month is
+// not read this way.
+func TestDayOfMonth(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		date bool
+	}{
+		{"la póliza me vence el 30 y no pienso renovar", true},
+		{"a audiência é dia 14", true},
+		{"livraison le 12, c'est possible ?", true},
+		{"el 30 % de los pedidos", false},
+		{"el 12 empleados", false},
+	} {
+		found := false
+		for _, f := range read("", c.text).findings {
+			found = found || (f.f == fTimeline && f.level >= 80)
+		}
+		if found != c.date {
+			t.Errorf("%q: near date %v, want %v", c.text, found, c.date)
+		}
+	}
+	checkTiers(t, []struct{ want, conv string }{
+		{"sql", "V: tengo una panadería, 6 empleados. el seguro me vence el 30 y me lo suben un 40%|B: Comparamos 5 aseguradoras.|V: necesito precio ya, soy la dueña"},
+	})
+}

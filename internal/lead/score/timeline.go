@@ -156,6 +156,14 @@ func timeFindings(t *turnText, s *sentence, now time.Time, out []finding) []find
 			emit(85, "date: "+span(i-1, i+1), i-1, i+1)
 			continue
 		}
+		// The same in Spanish, Portuguese and French, where the day is a
+		// plain number after its article: "me vence el 30", "a audiência é
+		// dia 14", "livraison le 12". Not "el 30 %", not "el 30 de marzo"
+		// (read with its month), not a count ("el 12 empleados").
+		if dayOfMonth(toks, i, s) {
+			emit(85, "date: "+span(i-1, i+1), i-1, i+1)
+			continue
+		}
 		// A bare year: "by 2027".
 		if toks[i].year && i > s.tokStart &&
 			(toks[i-1].norm == "in" || toks[i-1].norm == "by" || toks[i-1].norm == "before" || toks[i-1].norm == "until" || toks[i-1].norm == "during") {
@@ -167,6 +175,31 @@ func timeFindings(t *turnText, s *sentence, now time.Time, out []finding) []find
 		}
 	}
 	return out
+}
+
+// dayArticles announce a day of the month: "el 30", "dia 14", "le 12".
+var dayArticles = setOfWords([]string{"el", "dia", "le"})
+
+// dayAfter may follow such a day: the end of a clause, a conjunction, or
+// the time of day ("el 30 a las 10", "dia 14 de manhã", "le 12 à 9h").
+var dayAfter = setOfWords([]string{"y", "e", "et", "o", "ou", "a", "as", "de", "pela", "por", "en", "em", "au", "avant", "antes", "sin", "sem", "sans", "que", "pero", "mas", "mais"})
+
+func dayOfMonth(toks []token, i int, s *sentence) bool {
+	t := toks[i]
+	if !t.isNum || t.year || t.num < 1 || t.num > 31 || t.num != float64(int(t.num)) || i == s.tokStart || !dayArticles[toks[i-1].norm] {
+		return false
+	}
+	if i+1 >= s.tokEnd || toks[i+1].clause != t.clause {
+		return true
+	}
+	next := toks[i+1].norm
+	if toks[i-1].norm != "dia" && !dayAfter[next] {
+		return false
+	}
+	if next == "de" && i+2 < s.tokEnd && classSet("month")[toks[i+2].norm] {
+		return false // "el 30 de marzo" is read with its month
+	}
+	return true
 }
 
 // sinceBefore: the date at toks[i] follows "since" (English, German,
