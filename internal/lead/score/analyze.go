@@ -412,7 +412,7 @@ func isNegated(toks []token, start, end int) bool {
 // phrase (Hindi and German word order).
 func isNegatedBefore(toks []token, start, end int) bool {
 	for i := start; i < end; i++ {
-		if negators[toks[i].norm] && !emphatic(toks, i) {
+		if negators[toks[i].norm] && !emphatic(toks, i) && !ergativeNe(toks, i) {
 			return true
 		}
 	}
@@ -422,7 +422,7 @@ func isNegatedBefore(toks []token, start, end int) bool {
 		if t.clause != clause || scopeBreakers[t.norm] {
 			break
 		}
-		if negators[t.norm] && !emphatic(toks, i) {
+		if negators[t.norm] && !emphatic(toks, i) && !ergativeNe(toks, i) {
 			// A bare "no" reaches only the next two words: "no budget",
 			// not "no we have budget".
 			if t.norm == "no" && n > 1 {
@@ -432,6 +432,23 @@ func isNegatedBefore(toks []token, start, end int) bool {
 		}
 	}
 	return false
+}
+
+// ergativeNe: a "ne" that is not French "ne ... pas". Hindi's "ne" marks
+// who did something ("finance ne approve kar diya", "boss ne bola"), and
+// French "ne" always comes with its second word (pas, plus, jamais, rien,
+// personne, aucun) in the same clause.
+func ergativeNe(toks []token, i int) bool {
+	if toks[i].norm != "ne" {
+		return false
+	}
+	for k := i + 1; k < len(toks) && k <= i+5 && toks[k].clause == toks[i].clause; k++ {
+		switch toks[k].norm {
+		case "pas", "plus", "jamais", "rien", "personne", "aucun", "aucune", "guere", "ni", "point":
+			return false
+		}
+	}
+	return true
 }
 
 // emphatic: "not only", "not just", "no doubt" do not negate.

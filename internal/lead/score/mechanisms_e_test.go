@@ -214,3 +214,24 @@ func TestDayOfMonth(t *testing.T) {
 		{"sql", "V: tengo una panadería, 6 empleados. el seguro me vence el 30 y me lo suben un 40%|B: Comparamos 5 aseguradoras.|V: necesito precio ya, soy la dueña"},
 	})
 }
+
+// TestHindiNeIsNotANegation: Hindi's "ne" marks who did something
+// ("finance ne approve kar diya", "boss ne bola"); only French "ne" with
+// its second word negates.
+func TestHindiNeIsNotANegation(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		deny bool
+	}{
+		{"finance ne budget approve kar diya hai", false},
+		{"nous n'avons pas de budget", true},
+	} {
+		denied := false
+		for _, f := range read("", c.text).findings {
+			denied = denied || f.deny
+		}
+		if denied != c.deny {
+			t.Errorf("%q: a denial %v, want %v", c.text, denied, c.deny)
+		}
+	}
+}
