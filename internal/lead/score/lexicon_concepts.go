@@ -89,6 +89,11 @@ var conceptRules = []rule{
 	r("compares providers", "{bhi baat ki|bhi baat kar|bhi baat hui|bhi pucha|bhi poocha|bhi puchha|bhi quote liya|bhi enquiry ki|bhi visit kiya}", o(fEval, 60), o(fNeed, 45)),
 	r("compares providers", "{trying to decide|still deciding|deciding which|will decide after|decide after|je magasine|on magasine|je continue de magasiner|magasiner|en train de magasiner}", o(fEval, 55), o(fNeed, 40)),
 
+	// A trial session of a class, a lesson or a service: "me anoto a la
+	// de prueba", "uma aula experimental", "un cours d'essai", "eine
+	// Probestunde" (read with the Probe- compounds), "demo class".
+	r("asks for a trial", "{clase de prueba|clases de prueba|la de prueba|clase gratis|clase gratuita|sesion de prueba|aula experimental|aula teste|aula de teste|aula gratis|aula gratuita|cours de essai|seance de essai|lecon de essai|cours gratuit|seance gratuite|demo class|trial class|free class|trial session|trial lesson|demo session|trial lena|trial le sakte}", o(fEval, 65), o(fNeed, 55), o(fIntent, 55)),
+
 	// Looking at alternatives to this business or to the current one: "ich
 	// schau mir grad ein paar Alternativen an", "estou vendo outras
 	// opções", "je regarde les alternatives", "alternatives dekh raha hoon".

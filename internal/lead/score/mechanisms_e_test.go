@@ -235,3 +235,20 @@ func TestHindiNeIsNotANegation(t *testing.T) {
 		}
 	}
 }
+
+// TestTrialSession: a trial class, lesson or session asks for a trial in
+// every language; with a price question over two turns, at least mql.
+func TestTrialSession(t *testing.T) {
+	for _, s := range []string{"me anoto a la clase de prueba", "posso fazer uma aula experimental?", "je peux faire un cours d'essai ?", "demo class mil sakti hai?", "can I join a trial lesson?"} {
+		found := false
+		for _, f := range read("", s).findings {
+			found = found || (f.f == fEval && f.level >= 60)
+		}
+		if !found {
+			t.Errorf("%q: no trial read", s)
+		}
+	}
+	checkTiers(t, []struct{ want, conv string }{
+		{"mql", "V: oi, quanto custa a mensalidade do pilates?|B: R$ 320 por mês, duas vezes por semana.|V: nunca fiz, posso fazer uma aula experimental?"},
+	})
+}
