@@ -14,6 +14,14 @@ var conceptRules = []rule{
 	r("budget approved", "{budget|budgets|spend|spending|funds|funding|money|verba|orcamento|presupuesto|partida|credito|financiamiento|financiamento|financement|pret|finanzierung|kredit|loan|mittel|enveloppe} .. .. {approved|sanctioned|preapproved|aprobado|aprobada|aprovado|aprovada|preaprobado|preaprobada|preaprovado|preaprovada|autorizado|autorizada|liberado|liberada|approuve|approuvee|valide|validee|accorde|accordee|genehmigt|freigegeben|bewilligt|zugesagt|pass|sanction}", o(fBudget, 80)).unless(pendingWords...),
 	r("budget approved", "{approved|sanctioned|aprobo|aprobaron|aprovou|aprovaram|approuve|valide|genehmigt|freigegeben|bewilligt} .. {budget|spend|spending|funds|funding|verba|orcamento|presupuesto|partida|credito|budget|mittel|enveloppe}", o(fBudget, 80)).unless(pendingWords...),
 	r("approval obtained", "{got|have|received|secured|tengo|tenemos|temos|tenho|avons|ai|haben|habe} .. {sign off|signoff|approval|go ahead|green light|aprobacion|visto bueno|luz verde|aprovacao|sinal verde|accord|feu vert|validation|freigabe|genehmigung|zusage}", o(fBudget, 75), o(fProcess, 70)).unless(pendingWords...),
+	// Approval of the purchase itself, not only of its money: "a diretoria
+	// já aprovou contratar escritório externo", "the board approved hiring
+	// an agency", "la direction a validé le recrutement d'un cabinet".
+	r("purchase approved", "{approved|aprobo|aprobaron|aprovou|aprovaram|approuve|valide|genehmigt|freigegeben|bewilligt} .. {hiring|to hire|outsourcing|contratar|contratacion|contratacao|engager|recruter|beauftragen|beauftragung|the purchase|la compra|a compra|achat|kauf}", o(fBudget, 75), o(fProcess, 60)).unless(pendingWords...),
+	// Only the choice of provider is left: "só falta escolher qual", "solo
+	// falta elegir", "il reste à choisir le prestataire", "we just need to
+	// pick a vendor", "wir müssen nur noch auswählen".
+	r("choosing the provider", "{so falta escolher|falta escolher|solo falta elegir|falta elegir|solo nos falta elegir|reste a choisir|il reste a choisir|just need to pick|only need to pick|just need to choose|only need to choose|nur noch auswahlen|nur noch entscheiden welche|bas choose karna}", o(fEval, 60), o(fNeed, 55)),
 	r("approval obtained", "{approval|sign off|go ahead|green light} {mil gaya|mil gayi|mil chuka|mil chuki|aa gaya|aa gayi|ho gaya|ho gayi}", o(fBudget, 75), o(fProcess, 70)).native(),
 
 	// Asking for an appointment, a visit, a viewing or a test: a request to

@@ -252,3 +252,18 @@ func TestTrialSession(t *testing.T) {
 		{"mql", "V: oi, quanto custa a mensalidade do pilates?|B: R$ 320 por mês, duas vezes por semana.|V: nunca fiz, posso fazer uma aula experimental?"},
 	})
 }
+
+// TestPurchaseApprovedChoiceLeft: management approving the purchase
+// itself ("aprovou contratar", "approved hiring") is approved money, and
+// "only the choice of provider is left" is evaluation; an approval still
+// to come is neither.
+func TestPurchaseApprovedChoiceLeft(t *testing.T) {
+	checkTiers(t, []struct{ want, conv string }{
+		{"sql", "V: Sou gerente de compras de uma rede de 8 lojas. A diretoria já aprovou contratar uma empresa de segurança, só falta escolher qual.|B: Podemos fazer uma visita técnica esta semana.|V: amanhã de manhã pode ser"},
+	})
+	for _, f := range read("", "the board needs to approve hiring an agency").findings {
+		if f.reading == "purchase approved" {
+			t.Error("an approval still to come read as obtained")
+		}
+	}
+}
