@@ -210,6 +210,21 @@ var goals = map[string]goal{
 	// rubric-following fake model: 96/119, 80.7%, 3 two tiers off). The
 	// goals do not hold; a floor under it.
 	setTestD: {accuracy: 0.73},
+	// First run, 2026-11-26, before any rule work on it (written blind
+	// after the set D round; the set D rules never saw it): 91/120 (75.8%),
+	// two tiers off 7; de 70%, en 80%, es 75%, fr 85%, hi-en 70%, pt 75%.
+	// After the set E round (tuned while reading this half, so the figure
+	// is in-sample; testdata/README.md, "Set E"): 113/120 (94.2%), one two
+	// tiers off; de 100%, en 90%, es 90%, fr 95%, hi-en 90%, pt 100%. A
+	// floor a little under it, with a per-language goal. The case still two
+	// tiers off (e-en-008: a visitor who first said "just browsing", then
+	// asked for an emergency technician as the owner, labelled sql) has no
+	// general reading yet, so the two-tiers-off goal is not enforced on
+	// this half; no other set may gain such a case (their goals hold it).
+	setDevE: {accuracy: 0.92, perLanguage: 0.85},
+	// setTestE: the test half of set E (120 cases) is kept outside the
+	// repository and is run once, at the end, by someone who did not tune
+	// on it; its figure and a floor under it go here then.
 }
 
 // evalReport is one set's outcome.
