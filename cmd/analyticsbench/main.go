@@ -18,6 +18,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"time"
@@ -35,6 +36,13 @@ import (
 // dataDir, when set, holds a SQLite database kept between runs.
 var dataDir string
 
+// only, when set, picks the reports timed; profile receives a CPU profile
+// of the timed runs.
+var (
+	only    string
+	profile *os.File
+)
+
 type sizes struct {
 	conversations, messages, leads, pageViews int
 }
@@ -48,7 +56,18 @@ func main() {
 	reps := flag.Int("reps", 20, "timed runs of each report and window")
 	dbURL := flag.String("database-url", "", "PostgreSQL server to use instead of a throwaway cluster")
 	flag.StringVar(&dataDir, "data", "", "SQLite: keep the generated database in this directory, and reuse it when it is already there")
+	flag.StringVar(&only, "only", "", "time only the reports whose names contain this")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the timed runs to this file")
 	flag.Parse()
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "analyticsbench:", err)
+			os.Exit(1)
+		}
+		defer f.Close()
+		profile = f
+	}
 	sz := sizes{*conv, *msgs, *leads, *pv}
 	fmt.Printf("Analytics reports: two workspaces, each %d conversations, %d messages, %d leads, %d page views over a year\n\n",
 		sz.conversations, sz.messages, sz.leads, sz.pageViews)
@@ -180,7 +199,16 @@ func run(engine, databaseURL string, sz sizes, reps int) error {
 		{"resolution-summary", func(q analytics.Query) error { _, err := a.Analytics.Resolution(ctx, first, q); return err }},
 		{"journey/summary", func(q analytics.Query) error { _, err := a.Analytics.Journey(ctx, first, q); return err }},
 	}
+	if profile != nil {
+		if err := pprof.StartCPUProfile(profile); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
 	for _, r := range reports {
+		if !strings.Contains(r.name, only) {
+			continue
+		}
 		var cells []string
 		for _, days := range []int{30, 365} {
 			q := analytics.Query{Days: days, TZ: "Europe/Berlin"}
