@@ -54,6 +54,9 @@ type Service struct {
 	search  Searcher
 	queue   *jobs.Queue
 	foldLag time.Duration
+	// journeyFromRows reads the journey from the page views and
+	// conversations alone, as before analytics_journey_days (tests compare).
+	journeyFromRows bool
 }
 
 // New builds the service.
@@ -157,16 +160,6 @@ func dayCount(a, b time.Time) int {
 	ua := time.Date(a.Year(), a.Month(), a.Day(), 0, 0, 0, 0, time.UTC)
 	ub := time.Date(b.Year(), b.Month(), b.Day(), 0, 0, 0, 0, time.UTC)
 	return int(ub.Sub(ua).Hours() / 24)
-}
-
-// dayIndex is the day of the window an instant falls on, or -1.
-func (w Window) dayIndex(t time.Time) int {
-	if t.Before(w.Start) || !t.Before(w.End) {
-		return -1
-	}
-	l := t.In(w.loc)
-	f := w.Start.In(w.loc)
-	return dayCount(f, l)
 }
 
 // dates lists the window's days.

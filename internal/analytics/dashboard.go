@@ -101,16 +101,16 @@ func (s *Service) Dashboard(ctx context.Context, workspaceID int64, q Query) (*D
 	if err != nil {
 		return nil, err
 	}
-	d.LeadsByTier = cl.tiers(cur, d.Conversations.Value)
+	d.LeadsByTier = cl.tiers(d.Conversations.Value)
 	// Unique visitors: each anonymous conversation one, each e-mail one.
 	for _, w := range []struct {
-		win  Window
+		cur  bool
 		conv int64
 		dst  *int64
-	}{{cur, d.Conversations.Value, &d.UniqueVisitors.Value}, {prev, d.Conversations.Previous, &d.UniqueVisitors.Previous}} {
+	}{{true, d.Conversations.Value, &d.UniqueVisitors.Value}, {false, d.Conversations.Previous, &d.UniqueVisitors.Previous}} {
 		with, emails := 0, map[string]bool{}
 		for _, l := range cl {
-			if l.in(w.win) && l.Email != nil {
+			if l.Cur == w.cur && l.Email != nil {
 				with++
 				emails[*l.Email] = true
 			}
@@ -123,7 +123,7 @@ func (s *Service) Dashboard(ctx context.Context, workspaceID int64, q Query) (*D
 // convLead is a lead of a conversation of the span read, with what the
 // reports count of it.
 type convLead struct {
-	Started  dbTime  `db:"started"`
+	Cur      bool    `db:"cur"` // the conversation started in the window, not in the previous one
 	Visitor  int64   `db:"visitor_messages"`
 	Tier     string  `db:"tier"`
 	Captured int     `db:"captured"`
@@ -131,35 +131,37 @@ type convLead struct {
 	Email    *string `db:"email"`
 }
 
-func (l convLead) in(w Window) bool { return !l.Started.Before(w.Start) && l.Started.Before(w.End) }
-
 type convLeads []convLead
 
 // conversationLeads reads, in one pass for both windows, the lead of every
 // conversation started in them (a lead is written after its conversation
-// starts: leads last updated before the span are skipped by index).
+// starts: leads last updated before the span are skipped by index, which
+// holds what is read of them). The leads are taken in the order of their
+// conversations, so that each page of conversations is read once.
 func (s *Service) conversationLeads(ctx context.Context, sc scope, cur, prev Window) (convLeads, error) {
 	scond, sargs := sc.in("l")
-	tcond, targs := between("s.created_at", Window{Start: prev.Start, End: cur.End})
+	tcond, targs := between("s.created_at", span(cur, prev))
 	var out convLeads
-	if err := store.Select(ctx, s.db.Reader(), &out, `SELECT s.created_at AS started, s.visitor_messages, l.tier,
-		CASE WHEN l.captured_at IS NOT NULL THEN 1 ELSE 0 END AS captured,
-		CASE WHEN l.meeting_booked_at IS NOT NULL THEN 1 ELSE 0 END AS meeting, LOWER(l.email) AS email
-		FROM leads l JOIN chat_sessions s ON s.id = l.session_id
-		WHERE `+scond+` AND l.updated_at >= ? AND `+tcond+` AND `+convCond,
-		append(append(sargs, prev.Start), targs...)...); err != nil {
+	if err := store.Select(ctx, s.db.Reader(), &out, `WITH l AS MATERIALIZED (SELECT l.session_id, l.tier,
+			CASE WHEN l.captured_at IS NOT NULL THEN 1 ELSE 0 END AS captured,
+			CASE WHEN l.meeting_booked_at IS NOT NULL THEN 1 ELSE 0 END AS meeting, LOWER(l.email) AS email
+			FROM leads l WHERE `+scond+` AND l.updated_at >= ? ORDER BY l.session_id)
+		SELECT CASE WHEN s.created_at >= ? THEN TRUE ELSE FALSE END AS cur, s.visitor_messages, l.tier, l.captured,
+			l.meeting, l.email
+		FROM l CROSS JOIN chat_sessions s WHERE s.id = l.session_id AND `+tcond+` AND `+convCond,
+		append(append(append(sargs, prev.Start), cur.Start), targs...)...); err != nil {
 		return nil, fmt.Errorf("analytics: leads of conversations: %w", err)
 	}
 	return out, nil
 }
 
-// tiers counts the current tier of w's conv conversations; a
+// tiers counts the current tier of the window's conv conversations; a
 // conversation not scored yet counts as unqualified.
-func (ls convLeads) tiers(w Window, conv int64) map[string]int64 {
+func (ls convLeads) tiers(conv int64) map[string]int64 {
 	out := map[string]int64{score.TierSQL: 0, score.TierMQL: 0, score.TierNurture: 0, score.TierUnqualified: 0}
 	var scored int64
 	for _, l := range ls {
-		if l.in(w) {
+		if l.Cur {
 			out[l.Tier]++
 			scored++
 		}

@@ -3,6 +3,7 @@ package analytics
 import (
 	"context"
 	"fmt"
+	"maps"
 	"sort"
 
 	"concierge/internal/billing"
@@ -65,130 +66,212 @@ func (s *Service) Journey(ctx context.Context, workspaceID int64, q Query) (*Jou
 	j := &Journey{Window: cur, Previous: prev}
 	// Page views exist only for non-preview conversations (the widget's
 	// signals endpoint refuses previews).
-	// Sessions, entry pages, chat starts and sources: from the conversations'
-	// entry pages (the first page view of each, kept on the conversation).
-	if j.Sessions, err = s.both(ctx, sc, cur, prev, "COUNT(*)", "chat_sessions s", "s", "s.entry_at", ""); err != nil {
+	fc, err := s.journeyFigures(ctx, sc, cur, false)
+	if err != nil {
 		return nil, err
 	}
-	scond, sargs := sc.in("p")
-	tcond, targs := between("p.created_at", cur)
-	args := append(sargs, targs...)
-	where := ` WHERE ` + scond + ` AND ` + tcond
-	// The first page of each session with where it came from: entry pages,
-	// chat starts, referrers and UTM sources in one read.
-	var firsts []struct {
-		URL   string  `db:"url"`
-		Ref   *string `db:"referrer_host"`
-		UTM   *string `db:"utm_source"`
-		Wrote bool    `db:"wrote"`
-		N     int64   `db:"n"`
+	fp, err := s.journeyFigures(ctx, sc, prev, true)
+	if err != nil {
+		return nil, err
 	}
+	j.Sessions = Compared{fc.sessions, fp.sessions}
+	// Chat starts: the entry pages of the conversations in which the
+	// visitor wrote, that is all of them but the few without a message
+	// (begun with a lead form), read from the conversations.
 	escond, esargs := sc.in("s")
 	etcond, etargs := between("s.entry_at", cur)
-	if err := store.Select(ctx, s.db.Reader(), &firsts, `SELECT s.entry_url AS url, s.referrer_host, s.utm_source,
-		CASE WHEN s.visitor_messages > 0 THEN TRUE ELSE FALSE END AS wrote, COUNT(*) AS n
-		FROM chat_sessions s WHERE `+escond+` AND `+etcond+`
-		GROUP BY s.entry_url, s.referrer_host, s.utm_source, CASE WHEN s.visitor_messages > 0 THEN TRUE ELSE FALSE END`,
-		append(esargs, etargs...)...); err != nil {
-		return nil, fmt.Errorf("analytics: entry pages: %w", err)
+	var silent []struct {
+		URL string `db:"url"`
+		N   int64  `db:"n"`
 	}
-	entry, starts, refs, utms := map[string]int64{}, map[string]int64{}, map[string]int64{}, map[string]int64{}
-	for _, f := range firsts {
-		entry[f.URL] += f.N
-		if f.Wrote {
-			starts[f.URL] += f.N
-		}
-		ref := "direct"
-		if f.Ref != nil && *f.Ref != "" {
-			ref = *f.Ref
-		}
-		refs[ref] += f.N
-		if f.UTM != nil && *f.UTM != "" {
-			utms[*f.UTM] += f.N
-		}
+	if err := store.Select(ctx, s.db.Reader(), &silent, `SELECT s.entry_url AS url, COUNT(*) AS n FROM chat_sessions s
+		WHERE `+escond+` AND `+etcond+` AND s.visitor_messages = 0 GROUP BY s.entry_url`, append(esargs, etargs...)...); err != nil {
+		return nil, fmt.Errorf("analytics: chat starts: %w", err)
 	}
-	j.EntryPages, j.ChatStartPages = top(entry, pageCount), top(starts, pageCount)
-	j.Referrers, j.UTMSources = top(refs, sourceCount), top(utms, sourceCount)
-	// Every page seen: sessions and time on page.
-	var seen []struct {
-		URL      string `db:"url"`
-		Sessions int64  `db:"sessions"`
-		Seconds  int64  `db:"seconds"`
-		Timed    int64  `db:"timed"`
+	starts := maps.Clone(fc.entry)
+	for _, r := range silent {
+		starts[r.URL] -= r.N
 	}
-	if err := store.Select(ctx, s.db.Reader(), &seen, `SELECT p.url, COUNT(*) AS sessions, SUM(p.seconds) AS seconds,
-		SUM(CASE WHEN p.seconds > 0 THEN 1 ELSE 0 END) AS timed FROM page_views p`+where+` GROUP BY p.url`, args...); err != nil {
-		return nil, fmt.Errorf("analytics: pages: %w", err)
-	}
-	var secs, timed int64
-	for _, p := range seen {
+	maps.DeleteFunc(starts, func(_ string, n int64) bool { return n <= 0 })
+	j.EntryPages, j.ChatStartPages = top(fc.entry, pageCount), top(starts, pageCount)
+	j.Referrers, j.UTMSources = top(fc.refs, sourceCount), top(fc.utms, sourceCount)
+	seen := make([]pageFigures, 0, len(fc.pages))
+	var secs, timed, leadPages, meetPages int64
+	for _, p := range fc.pages {
+		seen = append(seen, *p)
 		secs += p.Seconds
 		timed += p.Timed
+		leadPages += p.Leads
+		meetPages += p.Meetings
 	}
 	if timed > 0 {
 		j.AverageTimeOnPage = round1(float64(secs) / float64(timed))
 	}
-	// What converting sessions saw, read from the leads (far fewer).
-	// The pages of the sessions that left a lead form or booked a meeting,
-	// one row per page seen in the window.
+	// The sessions that left a lead form or booked a meeting and saw a
+	// page in the window (their leads were updated when the page was
+	// reported: leads last updated before the window are skipped by index).
 	lcond, largs := sc.in("l")
-	var pages []struct {
-		Session int64  `db:"session_id"`
-		URL     string `db:"url"`
-		Lead    int    `db:"lead"`
-		Meeting int    `db:"meeting"`
+	var conv struct {
+		Leads    int64 `db:"leads"`
+		Meetings int64 `db:"meetings"`
 	}
-	if err := store.Select(ctx, s.db.Reader(), &pages, `SELECT l.session_id, p.url,
-		CASE WHEN l.captured_at IS NOT NULL THEN 1 ELSE 0 END AS lead,
-		CASE WHEN l.meeting_booked_at IS NOT NULL THEN 1 ELSE 0 END AS meeting
-		FROM leads l JOIN page_views p ON p.session_id = l.session_id
-		WHERE `+lcond+` AND l.updated_at >= ? AND (l.captured_at IS NOT NULL OR l.meeting_booked_at IS NOT NULL) AND `+tcond,
-		append(append(largs, cur.Start), targs...)...); err != nil {
+	if err := store.Get(ctx, s.db.Reader(), &conv, `SELECT
+		COALESCE(SUM(CASE WHEN l.captured_at IS NOT NULL THEN 1 ELSE 0 END), 0) AS leads,
+		COALESCE(SUM(CASE WHEN l.meeting_booked_at IS NOT NULL THEN 1 ELSE 0 END), 0) AS meetings
+		FROM leads l WHERE `+lcond+` AND l.updated_at >= ? AND (l.captured_at IS NOT NULL OR l.meeting_booked_at IS NOT NULL)
+		AND EXISTS (SELECT 1 FROM page_views p WHERE p.session_id = l.session_id AND p.created_at >= ? AND p.created_at < ?)`,
+		append(largs, cur.Start, cur.Start, cur.End)...); err != nil {
 		return nil, fmt.Errorf("analytics: page conversions: %w", err)
 	}
-	type converted struct{ leads, meetings, either int64 }
-	byURL := map[string]*converted{}
-	var before struct{ leadPages, leadSessions, meetPages, meetSessions int64 }
-	counted := map[int64]bool{}
-	for _, p := range pages {
-		c := byURL[p.URL]
-		if c == nil {
-			c = &converted{}
-			byURL[p.URL] = c
-		}
-		c.leads += int64(p.Lead)
-		c.meetings += int64(p.Meeting)
-		c.either++
-		before.leadPages += int64(p.Lead)
-		before.meetPages += int64(p.Meeting)
-		if !counted[p.Session] {
-			counted[p.Session] = true
-			before.leadSessions += int64(p.Lead)
-			before.meetSessions += int64(p.Meeting)
-		}
+	if conv.Leads > 0 {
+		j.PagesBeforeLead = round1(float64(leadPages) / float64(conv.Leads))
 	}
-	if before.leadSessions > 0 {
-		j.PagesBeforeLead = round1(float64(before.leadPages) / float64(before.leadSessions))
-	}
-	if before.meetSessions > 0 {
-		j.PagesBeforeMeeting = round1(float64(before.meetPages) / float64(before.meetSessions))
+	if conv.Meetings > 0 {
+		j.PagesBeforeMeeting = round1(float64(meetPages) / float64(conv.Meetings))
 	}
 	sort.Slice(seen, func(a, b int) bool {
-		if seen[a].Sessions != seen[b].Sessions {
-			return seen[a].Sessions > seen[b].Sessions
+		if seen[a].N != seen[b].N {
+			return seen[a].N > seen[b].N
 		}
 		return seen[a].URL < seen[b].URL
 	})
 	j.PageConversionRates = []PageConvert{}
 	for _, p := range seen[:min(len(seen), journeyTop)] {
-		pc := PageConvert{URL: p.URL, Sessions: p.Sessions}
-		if c, ok := byURL[p.URL]; ok {
-			pc.Leads, pc.Meetings = c.leads, c.meetings
-			pc.ConversionRate = rate(int(c.either), int(p.Sessions))
-		}
-		j.PageConversionRates = append(j.PageConversionRates, pc)
+		j.PageConversionRates = append(j.PageConversionRates, PageConvert{URL: p.URL, Sessions: p.N, Leads: p.Leads,
+			Meetings: p.Meetings, ConversionRate: rate(int(p.Converted), int(p.N))})
 	}
 	return j, nil
+}
+
+// pageFigures are a page's figures in a window.
+type pageFigures struct {
+	URL       string `db:"url"`
+	N         int64  `db:"n"` // page views (one per session)
+	Seconds   int64  `db:"seconds"`
+	Timed     int64  `db:"timed"`
+	Leads     int64  `db:"leads"`
+	Meetings  int64  `db:"meetings"`
+	Converted int64  `db:"converted"`
+}
+
+func (p *pageFigures) add(o pageFigures) {
+	p.N += o.N
+	p.Seconds += o.Seconds
+	p.Timed += o.Timed
+	p.Leads += o.Leads
+	p.Meetings += o.Meetings
+	p.Converted += o.Converted
+}
+
+// journeyFigures are a window's conversations by entry page, referrer and
+// UTM source, and its page views by page.
+type journeyFigures struct {
+	sessions          int64
+	entry, refs, utms map[string]int64
+	pages             map[string]*pageFigures
+}
+
+// journeyFigures reads a window's figures (only the conversations when
+// sessionsOnly): the whole UTC days from analytics_journey_days, the
+// partial days at either end from the conversations and page views.
+func (s *Service) journeyFigures(ctx context.Context, sc scope, w Window, sessionsOnly bool) (*journeyFigures, error) {
+	f := &journeyFigures{entry: map[string]int64{}, refs: map[string]int64{}, utms: map[string]int64{}, pages: map[string]*pageFigures{}}
+	page := func(p pageFigures) {
+		if f.pages[p.URL] == nil {
+			f.pages[p.URL] = &pageFigures{URL: p.URL}
+		}
+		f.pages[p.URL].add(p)
+	}
+	entry := func(url string, ref, utm *string, n int64) {
+		f.sessions += n
+		f.entry[url] += n
+		r := "direct"
+		if ref != nil && *ref != "" {
+			r = *ref
+		}
+		f.refs[r] += n
+		if utm != nil && *utm != "" {
+			f.utms[*utm] += n
+		}
+	}
+	first, last := (w.Start.Unix()+daySeconds-1)/daySeconds, w.End.Unix()/daySeconds // whole days [first, last)
+	edges := []Window{w}
+	if first < last && !s.journeyFromRows {
+		edges = []Window{{Start: w.Start, End: dayStart(first)}, {Start: dayStart(last), End: w.End}}
+		scond, sargs := sc.in("t")
+		kinds := ""
+		if sessionsOnly {
+			kinds = ` AND t.kind = '` + kindEntry + `'`
+		}
+		var rows []journeyDayRow
+		if err := store.Select(ctx, s.db.Reader(), &rows, `SELECT t.kind, t.key, SUM(t.n) AS n, SUM(t.seconds) AS seconds,
+			SUM(t.timed) AS timed, SUM(t.leads) AS leads, SUM(t.meetings) AS meetings, SUM(t.converted) AS converted
+			FROM analytics_journey_days t WHERE `+scond+` AND t.day >= ? AND t.day < ?`+kinds+` GROUP BY t.kind, t.key`,
+			append(sargs, first, last)...); err != nil {
+			return nil, fmt.Errorf("analytics: journey days: %w", err)
+		}
+		for _, r := range rows {
+			switch {
+			case r.Kind == kindPage && r.N > 0:
+				page(pageFigures{URL: r.Key, N: r.N, Seconds: r.Seconds, Timed: r.Timed, Leads: r.Leads, Meetings: r.Meetings,
+					Converted: r.Converted})
+			case r.Kind == kindEntry:
+				f.sessions += r.N
+				f.entry[r.Key] += r.N
+			case r.Kind == kindReferrer:
+				ref := r.Key
+				if ref == "" {
+					ref = "direct"
+				}
+				f.refs[ref] += r.N
+			case r.Kind == kindUTM:
+				f.utms[r.Key] += r.N
+			}
+		}
+	}
+	for _, e := range edges {
+		if !e.Start.Before(e.End) {
+			continue
+		}
+		escond, esargs := sc.in("s")
+		etcond, etargs := between("s.entry_at", e)
+		var firsts []struct {
+			URL string  `db:"url"`
+			Ref *string `db:"referrer_host"`
+			UTM *string `db:"utm_source"`
+			N   int64   `db:"n"`
+		}
+		if err := store.Select(ctx, s.db.Reader(), &firsts, `SELECT s.entry_url AS url, s.referrer_host, s.utm_source, COUNT(*) AS n
+			FROM chat_sessions s WHERE `+escond+` AND `+etcond+` GROUP BY s.entry_url, s.referrer_host, s.utm_source`,
+			append(esargs, etargs...)...); err != nil {
+			return nil, fmt.Errorf("analytics: entry pages: %w", err)
+		}
+		for _, r := range firsts {
+			entry(r.URL, r.Ref, r.UTM, r.N)
+		}
+		if sessionsOnly {
+			continue
+		}
+		pcond, pargs := sc.in("p")
+		ptcond, ptargs := between("p.created_at", e)
+		var pages []pageFigures
+		if err := store.Select(ctx, s.db.Reader(), &pages, `SELECT p.url, COUNT(*) AS n, SUM(p.seconds) AS seconds,
+			SUM(CASE WHEN p.seconds > 0 THEN 1 ELSE 0 END) AS timed,
+			SUM(CASE WHEN l.captured_at IS NOT NULL THEN 1 ELSE 0 END) AS leads,
+			SUM(CASE WHEN l.meeting_booked_at IS NOT NULL THEN 1 ELSE 0 END) AS meetings,
+			SUM(CASE WHEN l.captured_at IS NOT NULL OR l.meeting_booked_at IS NOT NULL THEN 1 ELSE 0 END) AS converted
+			FROM page_views p LEFT JOIN leads l ON l.session_id = p.session_id
+			WHERE `+pcond+` AND `+ptcond+` GROUP BY p.url`, append(pargs, ptargs...)...); err != nil {
+			return nil, fmt.Errorf("analytics: pages: %w", err)
+		}
+		for _, p := range pages {
+			page(p)
+		}
+	}
+	for _, m := range []map[string]int64{f.entry, f.refs, f.utms} {
+		maps.DeleteFunc(m, func(_ string, n int64) bool { return n == 0 })
+	}
+	return f, nil
 }
 
 // top orders counts most first (then by key) and keeps journeyTop of them.

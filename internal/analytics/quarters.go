@@ -148,9 +148,11 @@ func (s *Service) quartersFrom() string {
 	) t GROUP BY bot_id, q`
 }
 
-// Rebuild recomputes every bot's quarters and the topic days of every
-// closed day (see FoldTopicDays) from the messages and conversations: for data written straight into the tables (benchmarks,
-// fixtures), and to repair them should they ever drift.
+// Rebuild recomputes every bot's quarters, its journey days and the topic
+// days of every closed day (see FoldTopicDays) from the messages,
+// conversations, page views and leads: for data written straight into
+// the tables (benchmarks, fixtures), and to repair them should they ever
+// drift.
 func (s *Service) Rebuild(ctx context.Context) error {
 	return s.db.Tx(ctx, func(tx *sqlx.Tx) error {
 		if _, err := store.Exec(ctx, tx, `DELETE FROM analytics_quarters`); err != nil {
@@ -158,6 +160,13 @@ func (s *Service) Rebuild(ctx context.Context) error {
 		}
 		if _, err := store.Exec(ctx, tx, `INSERT INTO analytics_quarters (bot_id, quarter, `+strings.Join(quarterColumns, ", ")+`) `+
 			s.quartersFrom()); err != nil {
+			return err
+		}
+		if _, err := store.Exec(ctx, tx, `DELETE FROM analytics_journey_days`); err != nil {
+			return err
+		}
+		if _, err := store.Exec(ctx, tx, `INSERT INTO analytics_journey_days (bot_id, day, kind, key, `+journeyColumns+`) `+
+			s.journeyDaysFrom()); err != nil {
 			return err
 		}
 		if _, err := store.Exec(ctx, tx, `DELETE FROM analytics_topic_days`); err != nil {
@@ -212,23 +221,26 @@ func (s *Service) Quarters(ctx context.Context, computed bool) ([]QuarterRow, er
 	return out, store.Normalize(rows.Err())
 }
 
-// quarterPass reads the per-quarter sums of some of analytics_quarters'
+// quarterPass reads the per-day sums of some of analytics_quarters'
 // columns for both windows (prev then cur, one span), as pass reads them
-// from a table's rows.
+// from a table's rows: summed into days in SQL, so that a year is 730
+// rows to scan and not 70,000 quarters.
 func (s *Service) quarterPass(ctx context.Context, sc scope, cur, prev Window, cols ...string) (*sums, error) {
 	scond, sargs := sc.in("a")
 	exprs := make([]string, len(cols))
 	for i, c := range cols {
 		exprs[i] = "SUM(a." + c + ")"
 	}
-	q := `SELECT a.quarter, ` + strings.Join(exprs, ", ") + ` FROM analytics_quarters a WHERE ` + scond +
-		` AND a.quarter >= ? AND a.quarter < ? GROUP BY a.quarter ORDER BY a.quarter`
+	sp := span(cur, prev)
+	day, _ := daysCase("a.quarter", sp, quarterBefore("a.quarter"))
+	q := `SELECT ` + day + ` AS d, ` + strings.Join(exprs, ", ") + ` FROM analytics_quarters a WHERE ` + scond +
+		` AND a.quarter >= ? AND a.quarter < ? GROUP BY 1`
 	args := append(sargs, quarterOf(prev.Start), quarterOf(cur.End))
 	rows, err := s.db.Reader().QueryxContext(ctx, s.db.Reader().Rebind(q), args...)
 	if err != nil {
 		return nil, fmt.Errorf("analytics: quarters: %w", store.Normalize(err))
 	}
-	return scanSums(rows, len(cols))
+	return scanSums(rows, sp, len(cols))
 }
 
 // Counted is what a conversation's figures depend on, as the update of
@@ -262,9 +274,9 @@ func (c Counted) Delta(botID int64) Delta {
 	return d
 }
 
-// VerifyQuarters compares analytics_quarters and analytics_topic_days
-// with the figures computed from the messages and conversations, and
-// names the first difference:
+// VerifyQuarters compares analytics_quarters, analytics_journey_days and
+// analytics_topic_days with the figures computed from the messages,
+// conversations, page views and leads, and names the first difference:
 // nil means every writer kept them current.
 func (s *Service) VerifyQuarters(ctx context.Context) error {
 	kept, err := s.Quarters(ctx, false)
@@ -286,6 +298,9 @@ func (s *Service) VerifyQuarters(ctx context.Context) error {
 		if k != c {
 			return fmt.Errorf("analytics: quarters drifted: kept %+v, the rows say %+v (columns %v)", k, c, quarterColumns)
 		}
+	}
+	if err := s.verifyJourneyDays(ctx); err != nil {
+		return err
 	}
 	return s.verifyTopicDays(ctx)
 }

@@ -47,10 +47,10 @@ func (s *Service) Funnel(ctx context.Context, workspaceID int64, q Query) (*Funn
 		return nil, err
 	}
 	// Each stage is a subset of the one before.
-	stage := func(w Window, in func(l convLead) bool) int64 {
+	stage := func(cur bool, in func(l convLead) bool) int64 {
 		var n int64
 		for _, l := range leads {
-			if l.in(w) && l.Visitor >= 2 && l.Captured == 1 && in(l) {
+			if l.Cur == cur && l.Visitor >= 2 && l.Captured == 1 && in(l) {
 				n++
 			}
 		}
@@ -63,7 +63,7 @@ func (s *Service) Funnel(ctx context.Context, workspaceID int64, q Query) (*Funn
 		func(l convLead) bool { return l.Tier == score.TierSQL },
 		func(l convLead) bool { return l.Tier == score.TierSQL && l.Meeting == 1 },
 	} {
-		counts = append(counts, Compared{stage(cur, in), stage(prev, in)})
+		counts = append(counts, Compared{stage(true, in), stage(false, in)})
 	}
 	for i, name := range []string{"conversations", "engaged", "contact_captured", "mql_or_better", "sql", "meeting_booked"} {
 		c := counts[i]
@@ -75,7 +75,7 @@ func (s *Service) Funnel(ctx context.Context, workspaceID int64, q Query) (*Funn
 		}
 		f.Stages = append(f.Stages, fs)
 	}
-	for k, v := range leads.tiers(cur, counts[0].Value) {
+	for k, v := range leads.tiers(counts[0].Value) {
 		f.Tiers[k] = int(v)
 	}
 	// Time to qualify: the first change to mql or sql of each conversation
@@ -230,31 +230,43 @@ func (s *Service) Resolution(ctx context.Context, workspaceID int64, q Query) (*
 		return nil, err
 	}
 	r := &Resolution{Window: cur, Previous: prev, Outcomes: map[string]OutcomeCount{}}
+	// Each window's conversations counted by outcome (no day series here:
+	// no per-row time arithmetic).
 	var b strings.Builder
 	b.WriteString("CASE")
 	for i, o := range outcomeConds {
 		fmt.Fprintf(&b, " WHEN %s THEN %d", o.cond, i)
 	}
 	b.WriteString(" END")
-	exprs := make([]string, len(outcomeConds))
-	for i := range outcomeConds {
-		exprs[i] = fmt.Sprintf("SUM(CASE WHEN %s = %d THEN 1 ELSE 0 END)", b.String(), i)
+	scond, sargs := sc.in("s")
+	byOutcome := make([]Compared, len(outcomeConds))
+	for _, w := range []Window{cur, prev} {
+		tcond, targs := between("s.created_at", w)
+		var counts []struct {
+			Outcome int   `db:"outcome"`
+			N       int64 `db:"n"`
+		}
+		if err := store.Select(ctx, s.db.Reader(), &counts, `SELECT `+b.String()+` AS outcome, COUNT(*) AS n FROM chat_sessions s
+			WHERE `+scond+` AND `+tcond+` AND `+convCond+` GROUP BY 1`, append(sargs, targs...)...); err != nil {
+			return nil, fmt.Errorf("analytics: outcomes: %w", err)
+		}
+		for _, c := range counts {
+			if w == cur {
+				byOutcome[c.Outcome].Value += c.N
+			} else {
+				byOutcome[c.Outcome].Previous += c.N
+			}
+		}
 	}
-	p, err := s.pass(ctx, sc, cur, prev, "chat_sessions s", "s", "s.created_at", convCond, exprs...)
-	if err != nil {
-		return nil, err
-	}
-	for i := range outcomeConds {
-		c := p.compared(i, cur, prev)
+	for _, c := range byOutcome {
 		r.Total.Value += c.Value
 		r.Total.Previous += c.Previous
 	}
 	for i, o := range outcomeConds {
-		c := p.compared(i, cur, prev)
+		c := byOutcome[i]
 		r.Outcomes[o.name] = OutcomeCount{Count: c.Value, Previous: c.Previous, Rate: rate(int(c.Value), int(r.Total.Value))}
 	}
-	r.HandoffTimeouts = p.compared(1, cur, prev)
-	scond, sargs := sc.in("s")
+	r.HandoffTimeouts = byOutcome[1]
 	tcond, targs := between("s.created_at", cur)
 	var secs []int64
 	if err := store.Select(ctx, s.db.Reader(), &secs, `SELECT s.first_operator_reply_seconds FROM chat_sessions s

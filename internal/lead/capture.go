@@ -12,6 +12,7 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
+	"concierge/internal/analytics"
 	"concierge/internal/apperr"
 	"concierge/internal/billing"
 	"concierge/internal/jobs"
@@ -107,6 +108,7 @@ func (s *Service) Capture(ctx context.Context, workspaceID, botID int64, in Capt
 		if captured == nil {
 			captured = &now
 		}
+		before := converted(r)
 		source := r.CaptureSource
 		if in.Source != "" {
 			source = &in.Source
@@ -141,7 +143,7 @@ func (s *Service) Capture(ctx context.Context, workspaceID, botID int64, in Capt
 			return err
 		}
 		out = &Captured{SessionID: sess.PublicID, EmailStatus: r.EmailStatus, Tier: r.Tier, Score: r.Score}
-		return nil
+		return s.recordConversion(ctx, tx, sess, before, analytics.Converted{Lead: true, Meeting: before.Meeting})
 	})
 	return out, err
 }
@@ -271,7 +273,8 @@ func (s *Service) RecordSignals(ctx context.Context, workspaceID, botID int64, i
 			return fmt.Errorf("lead: signals: %w", err)
 		}
 		r.Signals = string(b)
-		if err := s.recordJourneyTx(ctx, tx, sess, o, in, now); err != nil {
+		journey, err := s.recordJourneyTx(ctx, tx, sess, converted(r), o, in, now)
+		if err != nil {
 			return err
 		}
 		if r, err = s.scoreTx(ctx, tx, sess, r, now); err != nil {
@@ -279,15 +282,24 @@ func (s *Service) RecordSignals(ctx context.Context, workspaceID, botID int64, i
 		}
 		l := view(r, sess.PublicID, sess.Messages, sess.LastMessageAt)
 		out = &Behaviour{SessionID: sess.PublicID, BehavioralScore: l.BehavioralScore, Signals: l.Signals, Tier: l.Tier, Score: l.Score}
-		return nil
+		return analytics.RecordJourney(ctx, tx, journey...)
 	})
 	return out, err
 }
 
 // recordJourneyTx keeps what analytics reads of the signals: the page
 // reported (page_views, in the order first seen, with the longest time)
-// and the conversation's first referrer host and UTM source.
-func (s *Service) recordJourneyTx(ctx context.Context, tx store.Q, sess *session, o observed, in SignalsInput, now time.Time) error {
+// and the conversation's first referrer host and UTM source. It returns
+// the change to the journey days, which the caller records last (the
+// lead's row, locked by ensureRow, keeps the session's signals, forms and
+// meetings from changing meanwhile; conv is the lead's state).
+func (s *Service) recordJourneyTx(ctx context.Context, tx store.Q, sess *session, conv analytics.Converted, o observed,
+	in SignalsInput, now time.Time) ([]analytics.JourneyDelta, error) {
+	var deltas []analytics.JourneyDelta
+	// before is the conversation's entry, once read (known: the entry page
+	// was set here, or read for a new referrer or UTM source).
+	var before analytics.Entry
+	known := false
 	if url := in.PageURL; url != "" || (in.TimeOnPageSeconds != nil && len(o.Pages) > 0) {
 		i := len(o.Pages) - 1
 		if url != "" {
@@ -295,26 +307,87 @@ func (s *Service) recordJourneyTx(ctx context.Context, tx store.Q, sess *session
 		}
 		if i >= 0 {
 			p := o.Pages[i]
-			if _, err := store.Exec(ctx, tx, `INSERT INTO page_views (session_id, url, workspace_id, bot_id, position, seconds, created_at)
-				VALUES (?, ?, ?, ?, (SELECT COUNT(*) FROM page_views WHERE session_id = ?), ?, ?)
-				ON CONFLICT (session_id, url) DO UPDATE SET seconds = excluded.seconds`,
-				sess.ID, p.URL, sess.WorkspaceID, sess.BotID, sess.ID, p.Seconds, now); err != nil {
-				return fmt.Errorf("lead: page view: %w", err)
+			var old []struct {
+				Seconds int       `db:"seconds"`
+				At      time.Time `db:"created_at"`
+			}
+			if err := store.Select(ctx, tx, &old, `SELECT seconds, created_at FROM page_views WHERE session_id = ? AND url = ?`,
+				sess.ID, p.URL); err != nil {
+				return nil, fmt.Errorf("lead: page view: %w", err)
+			}
+			switch {
+			case len(old) == 0:
+				if _, err := store.Exec(ctx, tx, `INSERT INTO page_views (session_id, url, workspace_id, bot_id, position, seconds,
+					created_at) VALUES (?, ?, ?, ?, (SELECT COUNT(*) FROM page_views WHERE session_id = ?), ?, ?)`,
+					sess.ID, p.URL, sess.WorkspaceID, sess.BotID, sess.ID, p.Seconds, now); err != nil {
+					return nil, fmt.Errorf("lead: page view: %w", err)
+				}
+				deltas = append(deltas, analytics.PageView(sess.BotID, p.URL, now, nil, p.Seconds, conv))
+			case old[0].Seconds != p.Seconds:
+				if _, err := store.Exec(ctx, tx, `UPDATE page_views SET seconds = ? WHERE session_id = ? AND url = ?`,
+					p.Seconds, sess.ID, p.URL); err != nil {
+					return nil, fmt.Errorf("lead: page view: %w", err)
+				}
+				deltas = append(deltas, analytics.PageView(sess.BotID, p.URL, old[0].At, &old[0].Seconds, p.Seconds, conv))
 			}
 			// The first page reported is the conversation's entry page.
-			if _, err := store.Exec(ctx, tx, `UPDATE chat_sessions SET entry_url = ?, entry_at = ? WHERE id = ? AND entry_at IS NULL`,
-				p.URL, now, sess.ID); err != nil {
-				return fmt.Errorf("lead: entry page: %w", err)
+			var set []analytics.Entry
+			if err := store.Select(ctx, tx, &set, `UPDATE chat_sessions SET entry_url = ?, entry_at = ? WHERE id = ? AND entry_at IS NULL
+				RETURNING NULL AS entry_at, NULL AS entry_url, referrer_host, utm_source`, p.URL, now, sess.ID); err != nil {
+				return nil, fmt.Errorf("lead: entry page: %w", err)
+			}
+			if len(set) == 1 {
+				before, known = set[0], true
+				after := before
+				after.At, after.URL = &now, &p.URL
+				deltas = append(deltas, analytics.EntryChange(sess.BotID, before, after)...)
+				before = after
 			}
 		}
 	}
 	host, utm := referrerHost(in.Referrer), utmSource(in)
 	if host == "" && utm == "" {
+		return deltas, nil
+	}
+	if !known {
+		if err := store.Get(ctx, tx, &before, `SELECT `+analytics.EntryColumns+` FROM chat_sessions WHERE id = ?`, sess.ID); err != nil {
+			return nil, fmt.Errorf("lead: referrer: %w", err)
+		}
+	}
+	after := before
+	if after.Referrer == nil && host != "" {
+		after.Referrer = &host
+	}
+	if after.UTM == nil && utm != "" {
+		after.UTM = &utm
+	}
+	if after == before {
+		return deltas, nil
+	}
+	if _, err := store.Exec(ctx, tx, `UPDATE chat_sessions SET referrer_host = COALESCE(referrer_host, ?),
+		utm_source = COALESCE(utm_source, ?) WHERE id = ?`, nullable(host), nullable(utm), sess.ID); err != nil {
+		return nil, fmt.Errorf("lead: referrer: %w", err)
+	}
+	return append(deltas, analytics.EntryChange(sess.BotID, before, after)...), nil
+}
+
+// converted is what a lead counts for on its session's page views.
+func converted(r *row) analytics.Converted {
+	return analytics.Converted{Lead: r.CapturedAt != nil, Meeting: r.MeetingBookedAt != nil}
+}
+
+// recordConversion records, last in the transaction, the change of the
+// session's page views when its lead went from before to after (a first
+// lead form, a first meeting).
+func (s *Service) recordConversion(ctx context.Context, tx store.Q, sess *session, before, after analytics.Converted) error {
+	if before == after {
 		return nil
 	}
-	_, err := store.Exec(ctx, tx, `UPDATE chat_sessions SET referrer_host = COALESCE(referrer_host, ?),
-		utm_source = COALESCE(utm_source, ?) WHERE id = ?`, nullable(host), nullable(utm), sess.ID)
-	return err
+	var pages []analytics.SeenPage
+	if err := store.Select(ctx, tx, &pages, `SELECT url, created_at FROM page_views WHERE session_id = ?`, sess.ID); err != nil {
+		return fmt.Errorf("lead: page views: %w", err)
+	}
+	return analytics.RecordJourney(ctx, tx, analytics.Conversion(sess.BotID, pages, before, after)...)
 }
 
 // referrerHost is the host of a referrer URL, without "www.", lower case.
@@ -405,6 +478,7 @@ func (s *Service) BookMeeting(ctx context.Context, workspaceID int64, in Meeting
 		}
 		m := Meeting{BookedAt: now.UTC(), ScheduledAt: utc(in.ScheduledAt), Source: in.Source, URL: in.URL, Notes: in.Notes}
 		first := r.MeetingBookedAt == nil
+		before := converted(r)
 		if !first {
 			m.BookedAt = r.MeetingBookedAt.UTC()
 		}
@@ -426,7 +500,7 @@ func (s *Service) BookMeeting(ctx context.Context, workspaceID int64, in Meeting
 			return err
 		}
 		out = view(r, sess.PublicID, sess.Messages, sess.LastMessageAt)
-		return nil
+		return s.recordConversion(ctx, tx, sess, before, analytics.Converted{Lead: before.Lead, Meeting: true})
 	})
 	return out, err
 }

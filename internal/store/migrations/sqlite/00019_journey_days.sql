@@ -1,0 +1,69 @@
+-- +goose Up
+-- A bot's journey figures per UTC day (seconds since the epoch / 86400),
+-- by kind and key: the journey summary reads the whole days of a window
+-- from here and only its partial first and last days from page_views and
+-- chat_sessions. Kept by the writers of signals, lead forms and meetings
+-- (analytics.RecordJourney, in the transaction of the change, reading the
+-- old state first), and equal at any time to what the rows say
+-- (analytics.Rebuild, VerifyQuarters):
+-- - kind 'page', key the page's URL, by the page view's created_at:
+--   n page views, seconds their time on page, timed those with a time,
+--   leads / meetings / converted those of sessions whose lead left a lead
+--   form / booked a meeting / either;
+-- - kind 'entry' (key the entry URL), 'referrer' (the referrer host, ''
+--   for none) and 'utm' (the UTM source, when there is one), by the
+--   conversation's entry_at: n conversations.
+CREATE TABLE analytics_journey_days (
+    bot_id    INTEGER NOT NULL REFERENCES bots(id) ON DELETE CASCADE,
+    day       INTEGER NOT NULL,
+    kind      TEXT NOT NULL,
+    key       TEXT NOT NULL,
+    n         INTEGER NOT NULL DEFAULT 0,
+    seconds   INTEGER NOT NULL DEFAULT 0,
+    timed     INTEGER NOT NULL DEFAULT 0,
+    leads     INTEGER NOT NULL DEFAULT 0,
+    meetings  INTEGER NOT NULL DEFAULT 0,
+    converted INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (bot_id, day, kind, key)
+) WITHOUT ROWID;
+
+INSERT INTO analytics_journey_days (bot_id, day, kind, key, n, seconds, timed, leads, meetings, converted)
+SELECT bot_id, day, kind, key, SUM(n), SUM(seconds), SUM(timed), SUM(leads), SUM(meetings), SUM(converted) FROM (
+    SELECT p.bot_id, CAST(strftime('%s', p.created_at) AS INTEGER) / 86400 AS day, 'page' AS kind, p.url AS key, 1 AS n,
+        p.seconds AS seconds, CASE WHEN p.seconds > 0 THEN 1 ELSE 0 END AS timed,
+        CASE WHEN l.captured_at IS NOT NULL THEN 1 ELSE 0 END AS leads,
+        CASE WHEN l.meeting_booked_at IS NOT NULL THEN 1 ELSE 0 END AS meetings,
+        CASE WHEN l.captured_at IS NOT NULL OR l.meeting_booked_at IS NOT NULL THEN 1 ELSE 0 END AS converted
+    FROM page_views p LEFT JOIN leads l ON l.session_id = p.session_id
+    UNION ALL
+    SELECT s.bot_id, CAST(strftime('%s', s.entry_at) AS INTEGER) / 86400, 'entry', COALESCE(s.entry_url, ''), 1, 0, 0, 0, 0, 0
+    FROM chat_sessions s WHERE s.entry_at IS NOT NULL
+    UNION ALL
+    SELECT s.bot_id, CAST(strftime('%s', s.entry_at) AS INTEGER) / 86400, 'referrer', COALESCE(s.referrer_host, ''), 1, 0, 0, 0, 0, 0
+    FROM chat_sessions s WHERE s.entry_at IS NOT NULL
+    UNION ALL
+    SELECT s.bot_id, CAST(strftime('%s', s.entry_at) AS INTEGER) / 86400, 'utm', s.utm_source, 1, 0, 0, 0, 0, 0
+    FROM chat_sessions s WHERE s.entry_at IS NOT NULL AND s.utm_source IS NOT NULL AND s.utm_source <> ''
+) t GROUP BY bot_id, day, kind, key;
+
+-- Whether a converting session saw a page in the window: one seek per
+-- lead instead of every page view of the session.
+CREATE INDEX page_views_session_created ON page_views (session_id, created_at);
+
+-- The leads of a window's conversations (dashboard, funnel) and the
+-- converting sessions of the journey, read from the index alone: the
+-- index on (bot, updated_at), widened.
+DROP INDEX leads_bot;
+CREATE INDEX leads_bot ON leads (bot_id, updated_at, tier, captured_at, meeting_booked_at, email);
+
+-- The funnel's tier changes of a window, from the index alone.
+DROP INDEX lead_tier_changes_bot;
+CREATE INDEX lead_tier_changes_bot ON lead_tier_changes (bot_id, created_at, to_tier, session_id);
+
+-- +goose Down
+DROP INDEX lead_tier_changes_bot;
+CREATE INDEX lead_tier_changes_bot ON lead_tier_changes (bot_id, created_at);
+DROP INDEX leads_bot;
+CREATE INDEX leads_bot ON leads (bot_id, updated_at);
+DROP INDEX page_views_session_created;
+DROP TABLE analytics_journey_days;
