@@ -70,6 +70,10 @@ func loadLabelled(t *testing.T) []labelled {
 			set = "blind E dev"
 		case "blind_e_test.json":
 			set = "blind E test"
+		case "blind_f_dev.json":
+			set = "blind F dev"
+		case "blind_f_test.json":
+			set = "blind F test"
 		}
 		if only := os.Getenv("LEAD_EVAL_SETS"); only != "" && !strings.Contains(","+only+",", ","+set+",") {
 			continue // see score's TestEvaluation
@@ -215,7 +219,7 @@ func TestRefinedEvaluation(t *testing.T) {
 		rules[c.set].add(c, b.Tier)
 		refined[c.set].add(c, res.Tier)
 	}
-	for _, set := range []string{"existing", "blind dev", "blind test", "blind B dev", "blind B test", "blind C dev", "blind C test", "blind D dev", "blind D test", "blind E dev", "blind E test"} {
+	for _, set := range []string{"existing", "blind dev", "blind test", "blind B dev", "blind B test", "blind C dev", "blind C test", "blind D dev", "blind D test", "blind E dev", "blind E test", "blind F dev", "blind F test"} {
 		a, m := rules[set], refined[set]
 		if a == nil {
 			continue

@@ -63,6 +63,10 @@ func foldOf(c evalCase) (string, bool) {
 		return "E", false
 	case setTestE:
 		return "E", true
+	case setDevF:
+		return "F", false
+	case setTestF:
+		return "F", true
 	}
 	return "existing", false
 }
@@ -198,7 +202,7 @@ func (t *cvTally) langs() string {
 	return b.String()
 }
 
-var folds = []string{"existing", "A", "B", "C", "D", "E"}
+var folds = []string{"existing", "A", "B", "C", "D", "E", "F"}
 
 // crossValidate holds out each fold in turn, fits on the others and
 // tallies the held-out fold's dev and test halves.

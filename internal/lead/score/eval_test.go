@@ -115,6 +115,11 @@ const (
 	// outside the repository until the end of the rule work on this half.
 	setDevE  = "blind E dev"
 	setTestE = "blind E test"
+	// Blind set F (all six languages, 240 cases, written 2026-11-26 after
+	// the set E round): its development half. The test half is kept
+	// outside the repository until the end of the rule work on this half.
+	setDevF  = "blind F dev"
+	setTestF = "blind F test"
 )
 
 func evalSet(c evalCase) string {
@@ -139,6 +144,10 @@ func evalSet(c evalCase) string {
 		return setDevE
 	case "blind_e_test.json":
 		return setTestE
+	case "blind_f_dev.json":
+		return setDevF
+	case "blind_f_test.json":
+		return setTestF
 	}
 	return setExisting
 }
@@ -364,7 +373,7 @@ func TestEvaluation(t *testing.T) {
 		cases = keep
 	}
 	reports := evaluate(cases, rulesOnly)
-	for _, set := range []string{setExisting, setDev, setTest, setDevB, setTestB, setDevC, setTestC, setDevD, setTestD, setDevE, setTestE} {
+	for _, set := range []string{setExisting, setDev, setTest, setDevB, setTestB, setDevC, setTestC, setDevD, setTestD, setDevE, setTestE, setDevF, setTestF} {
 		rep := reports[set]
 		if rep == nil {
 			if set == setExisting && os.Getenv("LEAD_EVAL_SETS") == "" {
