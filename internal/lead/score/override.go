@@ -77,8 +77,9 @@ func applyOverrides(r *Result, a *analysis, sig Signals, th bot.Thresholds) {
 		return
 	}
 	bookedEv, _ := bookedByBot(a)
-	if ev, ok := buyingSignals(a); ok && r.Score < th.SQL {
-		set(RuleBuyingSignals, "A stated need, authority or a budget, and a near-term date or a request to buy, meet or get a quote: at least sql.", th.SQL, ev)
+	buyEv, buying := buyingSignals(a)
+	if buying && r.Score < th.SQL {
+		set(RuleBuyingSignals, "A stated need, authority or a budget, and a near-term date or a request to buy, meet or get a quote: at least sql.", th.SQL, buyEv)
 	}
 	evaluatingNow := false
 	if ev, ok := evaluating(a); ok {
@@ -102,7 +103,7 @@ func applyOverrides(r *Result, a *analysis, sig Signals, th bot.Thresholds) {
 			bestNeed = i
 		}
 	}
-	if latestNeed >= 0 && a.findings[latestNeed].deny && r.Score >= th.MQL && !evaluatingNow {
+	if latestNeed >= 0 && a.findings[latestNeed].deny && r.Score >= th.MQL && !evaluatingNow && !(buying && actedAfter(buyEv, a.findings[latestNeed].turn)) {
 		f := a.findings[latestNeed]
 		set("browsing", "The visitor's latest word on their need is a denial, so at most nurture.", th.MQL-1, []Evidence{quoteEvidence(f)})
 	}
@@ -496,4 +497,17 @@ func serviceOnly(a *analysis, by [nFacets][]finding) (string, []Evidence, bool) 
 		return "spam", ev, true
 	}
 	return "existing_customer", ev, true
+}
+
+// actedAfter: some evidence of the buying signals comes from a visitor turn
+// after turn. "Just looking" said first and a booking, a quote asked for
+// or a yes to the bot's offer after it: the visitor's later act is their
+// latest word, and the browsing cap no longer holds.
+func actedAfter(ev []Evidence, turn int) bool {
+	for _, e := range ev {
+		if e.Source == SourceVisitor && e.Turn > turn {
+			return true
+		}
+	}
+	return false
 }

@@ -1,0 +1,16 @@
+package score
+
+import "testing"
+
+// TestActedAfterBrowsing: "just looking" said first, then a booking the
+// bot confirmed, a yes to its offer of a visit or a quote asked for a near
+// date: the later act is the visitor's latest word, so the browsing cap no
+// longer holds. "Just looking" said after the offer still caps.
+func TestActedAfterBrowsing(t *testing.T) {
+	checkTiers(t, []struct{ want, conv string }{
+		{"sql", "V: just looking really|B: Sure. Anything in particular?|V: we own the house, the roof needs solar before winter|B: Would you like a free on-site assessment and written quote?|V: yeah go on, weekday mornings are best"},
+		{"sql", "V: jein, wir informieren uns erstmal nur|B: Gern. Um was für ein Gebäude geht es?|V: Einfamilienhaus, wir wollen bis April eine Anlage, mehr als 25.000 € wollen wir nicht ausgeben. Könnte nächste Woche jemand vorbeikommen?|B: Ein Techniker könnte am Dienstag oder am Freitag kommen. Was passt besser?|V: Freitag vormittag|B: Eingetragen: Freitag, 10 Uhr."},
+		{"sql", "V: solo estoy mirando|B: ¡Claro! ¿Qué necesitas?|V: soy dueña de una clínica, necesitamos agenda online este mes, tenemos 2 mil dólares|B: Podemos hacer una demo el martes 10 h o el jueves 16 h.|V: el martes|B: Listo: demo el martes a las 10 h."},
+		{"nurture", "V: hi, I own a bakery and need a new website|B: Would you like a quote this week?|V: just looking really, no plans yet"},
+	})
+}
