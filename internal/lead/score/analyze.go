@@ -428,6 +428,13 @@ func isNegatedBefore(toks []token, start, end int) bool {
 			if t.norm == "no" && n > 1 {
 				continue
 			}
+			// "Without", "sin", "sem", "sans", "ohne" govern the
+			// noun after them ("sin internet", "without a budget"),
+			// not the rest of the clause: "que funcione sin internet es lo
+			// que necesito" states a need.
+			if prepositionNegators[t.norm] && n > 1 {
+				continue
+			}
 			return true
 		}
 	}

@@ -438,6 +438,10 @@ var negators = map[string]bool{
 	"niemals": true, "ohne": true, "nichts": true,
 }
 
+// prepositionNegators are the negators that are prepositions: they deny
+// the noun phrase they govern, not the clause.
+var prepositionNegators = map[string]bool{"without": true, "sin": true, "sem": true, "sans": true, "ohne": true}
+
 // postNegators negate the phrase before them (Hindi word order: "budget
 // nahi hai").
 var postNegators = map[string]bool{"nahi": true, "mat": true, "nicht": true}

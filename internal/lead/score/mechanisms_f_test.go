@@ -14,3 +14,31 @@ func TestActedAfterBrowsing(t *testing.T) {
 		{"nurture", "V: hi, I own a bakery and need a new website|B: Would you like a quote this week?|V: just looking really, no plans yet"},
 	})
 }
+
+// TestPrepositionNegatorScope: "without", "sin", "sem", "sans", "ohne"
+// deny the noun they govern, not the rest of the clause; spoken German
+// "nem", "nen" are articles, not Portuguese "nem"; French "dont" is a
+// relative pronoun, not "don't" without its apostrophe.
+func TestPrepositionNegatorScope(t *testing.T) {
+	for _, c := range []struct {
+		s    string
+		deny bool
+	}{
+		{"Eso de que funcione sin internet es lo que necesito.", false},
+		{"Que funcione sem internet é o que eu preciso.", false},
+		{"Qu'il marche sans internet, c'est ce dont on a besoin.", false},
+		{"Working without internet is exactly what we need.", false},
+		{"Wir haben schon ein Angebot von nem anderen Anbieter.", false},
+		{"Sem orçamento por enquanto.", true},
+		{"Estamos sin presupuesto.", true},
+	} {
+		a := read("", c.s)
+		deny := false
+		for _, f := range a.findings {
+			deny = deny || f.deny
+		}
+		if deny != c.deny {
+			t.Errorf("%q: denial %v, want %v: %+v", c.s, deny, c.deny, a.findings)
+		}
+	}
+}

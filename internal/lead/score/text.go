@@ -336,6 +336,15 @@ func appendWordTokens(dst []token, word string, start int, lx *compiled, lang st
 		// Portuguese "no" is "in the" ("no site", "no próximo mês"), not a
 		// negation.
 		return append(dst, token{norm: "em", id: lx.id("em"), start: start, end: end})
+	case (lw == "nem" || lw == "nen") && lang == LangGerman:
+		// Spoken German "von nem anderen Anbieter", "hab nen Termin": the
+		// article (einem, einen), not Portuguese "nem".
+		w := "ein" + lw[1:]
+		return append(dst, token{norm: w, id: lx.id(w), start: start, end: end})
+	case lw == "dont" && lang == LangFrench:
+		// French "ce dont on a besoin" ("what we need"), not English "don't"
+		// written without its apostrophe.
+		return append(dst, token{norm: lw, id: lx.id(lw), start: start, end: end})
 	case lw == "mil":
 		// "3 mil": a thousand in Spanish and Portuguese, a million in
 		// English chat.
