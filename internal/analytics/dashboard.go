@@ -59,7 +59,7 @@ func (s *Service) Dashboard(ctx context.Context, workspaceID int64, q Query) (*D
 		return nil, err
 	}
 	d := &Dashboard{Window: cur, Previous: prev}
-	// Conversations and messages from their quarters (analytics_quarters).
+	// Conversations, messages and leads from their quarters (analytics_quarters).
 	qs, err := s.quarterPass(ctx, sc, cur, prev, quarterColumns...)
 	if err != nil {
 		return nil, err
@@ -67,16 +67,7 @@ func (s *Service) Dashboard(ctx context.Context, workspaceID int64, q Query) (*D
 	d.Conversations, d.Handoffs = qs.compared(0, cur, prev), qs.compared(1, cur, prev)
 	d.VisitorMessages, d.Questions, d.Answered = qs.compared(2, cur, prev), qs.compared(3, cur, prev), qs.compared(4, cur, prev)
 	d.RatingsUp, d.RatingsDown = qs.compared(5, cur, prev), qs.compared(6, cur, prev)
-	captured, err := s.pass(ctx, sc, cur, prev, "leads l", "l", "l.captured_at", "", "COUNT(*)")
-	if err != nil {
-		return nil, err
-	}
-	d.LeadsCaptured = captured.compared(0, cur, prev)
-	meetings, err := s.pass(ctx, sc, cur, prev, "leads l", "l", "l.meeting_booked_at", "", "COUNT(*)")
-	if err != nil {
-		return nil, err
-	}
-	d.MeetingsBooked = meetings.compared(0, cur, prev)
+	d.LeadsCaptured, d.MeetingsBooked = qs.compared(10, cur, prev), qs.compared(11, cur, prev)
 	follow, err := s.pass(ctx, sc, cur, prev, "lead_follow_ups f", "f", "f.created_at", "", "COUNT(*)", "SUM(f.credits)")
 	if err != nil {
 		return nil, err
@@ -92,7 +83,7 @@ func (s *Service) Dashboard(ctx context.Context, workspaceID int64, q Query) (*D
 	d.AnsweredRate = RateCompared{rate(int(d.Answered.Value), int(d.Questions.Value)), rate(int(d.Answered.Previous), int(d.Questions.Previous))}
 	d.Satisfaction = RateCompared{rate(int(d.RatingsUp.Value), int(d.RatingsUp.Value+d.RatingsDown.Value)),
 		rate(int(d.RatingsUp.Previous), int(d.RatingsUp.Previous+d.RatingsDown.Previous))}
-	convs, leads := qs.daily(0, cur), captured.daily(0, cur)
+	convs, leads := qs.daily(0, cur), qs.daily(10, cur)
 	cm, cf, cd := qs.daily(7, cur), follow.daily(1, cur), docs.daily(0, cur)
 	for i, day := range cur.dates() {
 		d.Series = append(d.Series, DayPoint{Date: day, Conversations: convs[i], Leads: leads[i], Credits: cm[i] + cf[i] + cd[i]})

@@ -15,9 +15,11 @@ import (
 
 // Delta is a change to one bot's conversation figures, at the instant the
 // rows it comes from are dated by (a message's created_at; a
-// conversation's start for Conversations and Handoffs). The writers of
-// messages and conversations record one in the transaction of the change
-// (Record), so that analytics_quarters always says what the rows say.
+// conversation's start for Conversations and Handoffs; a lead's
+// captured_at and meeting_booked_at for LeadsCaptured and MeetingsBooked).
+// The writers of messages, conversations and leads record one in the
+// transaction of the change (Record), so that analytics_quarters always
+// says what the rows say.
 type Delta struct {
 	BotID           int64
 	At              time.Time
@@ -31,11 +33,14 @@ type Delta struct {
 	ReplyCredits    int64
 	Replies         int64
 	Engaged         int64
+	LeadsCaptured   int64
+	MeetingsBooked  int64
 }
 
 func (d Delta) zero() bool {
 	return d.Conversations == 0 && d.Handoffs == 0 && d.VisitorMessages == 0 && d.Questions == 0 && d.Answered == 0 &&
-		d.RatingsUp == 0 && d.RatingsDown == 0 && d.ReplyCredits == 0 && d.Replies == 0 && d.Engaged == 0
+		d.RatingsUp == 0 && d.RatingsDown == 0 && d.ReplyCredits == 0 && d.Replies == 0 && d.Engaged == 0 &&
+		d.LeadsCaptured == 0 && d.MeetingsBooked == 0
 }
 
 func (d *Delta) add(o Delta) {
@@ -49,15 +54,17 @@ func (d *Delta) add(o Delta) {
 	d.ReplyCredits += o.ReplyCredits
 	d.Replies += o.Replies
 	d.Engaged += o.Engaged
+	d.LeadsCaptured += o.LeadsCaptured
+	d.MeetingsBooked += o.MeetingsBooked
 }
 
 // quarterColumns are analytics_quarters' figures, in Delta's order.
 var quarterColumns = []string{"conversations", "handoffs", "visitor_messages", "questions", "answered", "ratings_up",
-	"ratings_down", "reply_credits", "replies", "engaged"}
+	"ratings_down", "reply_credits", "replies", "engaged", "leads_captured", "meetings_booked"}
 
 func (d Delta) values() []any {
 	return []any{d.Conversations, d.Handoffs, d.VisitorMessages, d.Questions, d.Answered, d.RatingsUp, d.RatingsDown,
-		d.ReplyCredits, d.Replies, d.Engaged}
+		d.ReplyCredits, d.Replies, d.Engaged, d.LeadsCaptured, d.MeetingsBooked}
 }
 
 // quarterOf is the quarter hour of an instant (seconds since the epoch /
@@ -130,7 +137,7 @@ func Record(ctx context.Context, tx store.Q, deltas ...Delta) error {
 func (s *Service) quartersFrom() string {
 	return `SELECT bot_id, q AS quarter, SUM(c) AS conversations, SUM(h) AS handoffs, SUM(v) AS visitor_messages,
 		SUM(qs) AS questions, SUM(a) AS answered, SUM(u) AS ratings_up, SUM(d) AS ratings_down, SUM(cr) AS reply_credits,
-		SUM(r) AS replies, SUM(e) AS engaged
+		SUM(r) AS replies, SUM(e) AS engaged, SUM(lc) AS leads_captured, SUM(mb) AS meetings_booked
 	FROM (
 		SELECT m.bot_id, ` + s.bucket("m.created_at") + ` AS q, 0 AS c, 0 AS h,
 			CASE WHEN ` + visitorCond + ` THEN 1 ELSE 0 END AS v,
@@ -139,12 +146,18 @@ func (s *Service) quartersFrom() string {
 			CASE WHEN ` + replyCond + ` AND m.rating = 1 THEN 1 ELSE 0 END AS u,
 			CASE WHEN ` + replyCond + ` AND m.rating = -1 THEN 1 ELSE 0 END AS d,
 			CASE WHEN ` + replyCond + ` THEN m.credits ELSE 0 END AS cr,
-			CASE WHEN ` + replyCond + ` THEN 1 ELSE 0 END AS r, 0 AS e
+			CASE WHEN ` + replyCond + ` THEN 1 ELSE 0 END AS r, 0 AS e, 0 AS lc, 0 AS mb
 		FROM chat_messages m
 		UNION ALL
 		SELECT s.bot_id, ` + s.bucket("s.created_at") + `, 1, CASE WHEN s.handoff_requested_at IS NOT NULL THEN 1 ELSE 0 END,
-			0, 0, 0, 0, 0, 0, 0, CASE WHEN s.visitor_messages >= 2 THEN 1 ELSE 0 END
+			0, 0, 0, 0, 0, 0, 0, CASE WHEN s.visitor_messages >= 2 THEN 1 ELSE 0 END, 0, 0
 		FROM chat_sessions s WHERE ` + convCond + `
+		UNION ALL
+		SELECT l.bot_id, ` + s.bucket("l.captured_at") + `, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0
+		FROM leads l WHERE l.captured_at IS NOT NULL
+		UNION ALL
+		SELECT l.bot_id, ` + s.bucket("l.meeting_booked_at") + `, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1
+		FROM leads l WHERE l.meeting_booked_at IS NOT NULL
 	) t GROUP BY bot_id, q`
 }
 
@@ -187,7 +200,7 @@ func (s *Service) Rebuild(ctx context.Context) error {
 type QuarterRow struct {
 	BotID   int64 `db:"bot_id"`
 	Quarter int64 `db:"quarter"`
-	Figures [10]int64
+	Figures [12]int64
 }
 
 // Quarters lists the non-zero quarters of every bot, from the table
@@ -214,7 +227,7 @@ func (s *Service) Quarters(ctx context.Context, computed bool) ([]QuarterRow, er
 		if err := rows.Scan(dst...); err != nil {
 			return nil, fmt.Errorf("analytics: quarters: %w", store.Normalize(err))
 		}
-		if r.Figures != [10]int64{} {
+		if r.Figures != [12]int64{} {
 			out = append(out, r)
 		}
 	}

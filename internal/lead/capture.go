@@ -143,7 +143,13 @@ func (s *Service) Capture(ctx context.Context, workspaceID, botID int64, in Capt
 			return err
 		}
 		out = &Captured{SessionID: sess.PublicID, EmailStatus: r.EmailStatus, Tier: r.Tier, Score: r.Score}
-		return s.recordConversion(ctx, tx, sess, before, analytics.Converted{Lead: true, Meeting: before.Meeting})
+		if err := s.recordConversion(ctx, tx, sess, before, analytics.Converted{Lead: true, Meeting: before.Meeting}); err != nil {
+			return err
+		}
+		if before.Lead {
+			return nil
+		}
+		return analytics.Record(ctx, tx, analytics.Delta{BotID: sess.BotID, At: *captured, LeadsCaptured: 1})
 	})
 	return out, err
 }
@@ -376,9 +382,10 @@ func converted(r *row) analytics.Converted {
 	return analytics.Converted{Lead: r.CapturedAt != nil, Meeting: r.MeetingBookedAt != nil}
 }
 
-// recordConversion records, last in the transaction, the change of the
-// session's page views when its lead went from before to after (a first
-// lead form, a first meeting).
+// recordConversion records the change of the session's page views when
+// its lead went from before to after (a first lead form, a first
+// meeting); last in the transaction but for the lead's quarter (the
+// journey days before the quarters in every writer).
 func (s *Service) recordConversion(ctx context.Context, tx store.Q, sess *session, before, after analytics.Converted) error {
 	if before == after {
 		return nil
@@ -500,7 +507,13 @@ func (s *Service) BookMeeting(ctx context.Context, workspaceID int64, in Meeting
 			return err
 		}
 		out = view(r, sess.PublicID, sess.Messages, sess.LastMessageAt)
-		return s.recordConversion(ctx, tx, sess, before, analytics.Converted{Lead: before.Lead, Meeting: true})
+		if err := s.recordConversion(ctx, tx, sess, before, analytics.Converted{Lead: before.Lead, Meeting: true}); err != nil {
+			return err
+		}
+		if !first {
+			return nil
+		}
+		return analytics.Record(ctx, tx, analytics.Delta{BotID: sess.BotID, At: m.BookedAt, MeetingsBooked: 1})
 	})
 	return out, err
 }

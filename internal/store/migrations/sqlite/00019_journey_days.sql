@@ -60,7 +60,23 @@ CREATE INDEX leads_bot ON leads (bot_id, updated_at, tier, captured_at, meeting_
 DROP INDEX lead_tier_changes_bot;
 CREATE INDEX lead_tier_changes_bot ON lead_tier_changes (bot_id, created_at, to_tier, session_id);
 
+-- Lead forms and meetings per quarter hour, by the lead's captured_at and
+-- meeting_booked_at (each set once), kept by their writers with the rest
+-- of the quarter (analytics.Record): the dashboard reads them with the
+-- conversations instead of every lead of the window.
+ALTER TABLE analytics_quarters ADD COLUMN leads_captured INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE analytics_quarters ADD COLUMN meetings_booked INTEGER NOT NULL DEFAULT 0;
+INSERT INTO analytics_quarters (bot_id, quarter, leads_captured, meetings_booked)
+SELECT bot_id, q, SUM(lc), SUM(mb) FROM (
+    SELECT l.bot_id, CAST(strftime('%s', l.captured_at) AS INTEGER) / 900 AS q, 1 AS lc, 0 AS mb FROM leads l WHERE l.captured_at IS NOT NULL
+    UNION ALL
+    SELECT l.bot_id, CAST(strftime('%s', l.meeting_booked_at) AS INTEGER) / 900, 0, 1 FROM leads l WHERE l.meeting_booked_at IS NOT NULL
+) t WHERE TRUE GROUP BY bot_id, q
+ON CONFLICT (bot_id, quarter) DO UPDATE SET leads_captured = excluded.leads_captured, meetings_booked = excluded.meetings_booked;
+
 -- +goose Down
+ALTER TABLE analytics_quarters DROP COLUMN meetings_booked;
+ALTER TABLE analytics_quarters DROP COLUMN leads_captured;
 DROP INDEX lead_tier_changes_bot;
 CREATE INDEX lead_tier_changes_bot ON lead_tier_changes (bot_id, created_at);
 DROP INDEX leads_bot;
