@@ -75,6 +75,10 @@ var conceptRules = []rule{
 	// A business of the same kind as this one, named as a rival: "une
 	// agence concurrente", "somos una empresa de la competencia".
 	r("competitor", "{agence|entreprise|societe|boite|empresa|agencia|firma|agentur|unternehmen|company|agency|business|firm} {concurrente|concurrent|competidora|de la competencia|concorrente|da concorrencia|konkurrierende|der konkurrenz|competitor|competing|rival}", o(fCompetitor, 100)),
+	// Weighing the business against the visitor's own ("votre positionnement
+	// par rapport à nous", "how you compare to us", "im Vergleich zu uns"):
+	// the other side of the comparison is a rival, not a buyer's shortlist.
+	r("competitor", "{par rapport a nous|compare a nous|compared to us|compared with us|compare to us|versus us|comparado con nosotros|en comparacion con nosotros|frente a nosotros|comparado conosco|comparado a nos|em comparacao conosco|im vergleich zu uns|verglichen mit uns|humse compare|hamare comparison}", o(fCompetitor, 100)),
 	r("competitor", "{on est|nous sommes|somos|wir sind|we are|hum} {vos concurrents|votre concurrent|sus competidores|su competencia|seus concorrentes|sua concorrencia|ihre konkurrenz|ihr wettbewerber|your competitor|your competitors|aapke competitor}", o(fCompetitor, 100)),
 
 	// Losing business, every language: a losing verb and what is lost.

@@ -42,3 +42,39 @@ func TestPrepositionNegatorScope(t *testing.T) {
 		}
 	}
 }
+
+// TestBotOpenedCaseOrSentSeller: a bot that says it opened a support case,
+// with or without its number, serves an existing customer; one that sends
+// vendor proposals to its e-mail or procurement team, without an address,
+// turns a seller away. Sales talk about suppliers or tickets routes nobody.
+func TestBotOpenedCaseOrSentSeller(t *testing.T) {
+	for _, c := range []struct {
+		lang, text string
+		want       route
+	}{
+		{"de", "Ich habe ein Support-Ticket mit hoher Priorität angelegt.", routeTicket},
+		{"en", "I've opened a ticket with our billing team.", routeTicket},
+		{"es", "He creado una incidencia con prioridad alta.", routeTicket},
+		{"pt", "Chamado aberto, a equipe técnica vai te ligar.", routeTicket},
+		{"hi-en", "Aapka ticket create kar diya hai.", routeTicket},
+		{"hi-en", "Vendor proposals aap humari procurement team ko email kar sakte hain.", routeVendor},
+		{"es", "Las propuestas de proveedores van por correo al área de compras.", routeVendor},
+		{"en", "Do you want me to open a ticket?", 0},
+		{"en", "We work with suppliers across Europe; every ticket gets an answer within a day.", 0},
+	} {
+		if got := botRoutes(c.text, c.lang) & (routeTicket | routeVendor); got != c.want {
+			t.Errorf("%q: routes %b, want %b", c.text, got, c.want)
+		}
+	}
+}
+
+// TestComparedToUs: weighing the business against the visitor's own ("par
+// rapport à nous", "compared to us", "verglichen mit uns") is a rival's
+// question, whatever price question came with it.
+func TestComparedToUs(t *testing.T) {
+	checkTiers(t, []struct{ want, conv string }{
+		{"unqualified", "V: Bonjour, je voudrais connaître vos tarifs de community management|B: Nos forfaits démarrent à 6 000 MAD HT/mois.|V: et vos clients c'est qui ? c'est pour voir votre positionnement par rapport à nous"},
+		{"unqualified", "V: what do you charge for bookkeeping per month?|B: From $300 a month.|V: and how many clients do you have? trying to see how you stack up compared to us"},
+		{"unqualified", "V: Was kostet bei euch die Lohnabrechnung pro Mitarbeiter?|B: Ab 12 € pro Abrechnung.|V: Und wie viele Kunden habt ihr? Nur um zu sehen, wie ihr verglichen mit uns dasteht."},
+	})
+}

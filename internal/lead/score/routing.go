@@ -154,7 +154,7 @@ func botRoutes(text, lang string) route {
 		if info && !mine && ((neg && share) || private) {
 			r |= routeRefuse
 		}
-		if vendor && strings.ContainsRune(text[s.start:s.end], '@') {
+		if vendor && (strings.ContainsRune(text[s.start:s.end], '@') || namesBuyingChannel(toks, lo, hi)) {
 			r |= routeVendor
 		}
 		if supplierTalk && neg && !share && !info {
@@ -180,10 +180,33 @@ func botRoutes(text, lang string) route {
 	return r
 }
 
+// buyingChannels are where a business sends sellers when it names no
+// address: its e-mail, its procurement or purchasing team.
+var buyingChannels = setOfWords([]string{"email", "mail", "procurement", "purchasing", "compras", "achats", "einkauf", "beschaffung", "correo"})
+
+// namesBuyingChannel: the sentence names such a channel ("vendor proposals
+// aap humari procurement team ko email kar sakte hain", "las propuestas de
+// proveedores van al área de compras").
+func namesBuyingChannel(toks []token, lo, hi int) bool {
+	for i := lo; i < hi; i++ {
+		if buyingChannels[toks[i].norm] {
+			return true
+		}
+	}
+	return false
+}
+
+// ticketOpened are the past participles a bot states a case with ("ich
+// habe ein Support-Ticket angelegt", "I've opened a ticket", "abrí una
+// incidencia", "chamado aberto", "ticket create kar diya").
+var ticketOpened = setOfWords([]string{"opened", "created", "raised", "logged", "angelegt", "erstellt", "eroffnet", "aufgenommen",
+	"abierto", "abri", "creado", "cree", "registrado", "registre", "aberto", "criado", "registrei", "ouvert", "enregistre", "diya", "di"})
+
 // ticketWords name a support case the bot can open.
 var ticketWords = setOfWords([]string{"ticket", "chamado", "protocolo", "incidencia", "ticketnummer", "vorgangsnummer", "reclamacao", "reclamacion"})
 
-// opensTicket: the bot states the number of a support case ("Ticket
+// opensTicket: the bot states the number of a support case, or that it
+// opened one ("Ticket
 // #48213 create kar diya hai", "Chamado aberto (#77315)", "ticket
 // HK-7731"), which only a request about something already bought gets.
 func opensTicket(toks []token, lo, hi int) bool {
@@ -193,6 +216,13 @@ func opensTicket(toks []token, lo, hi int) bool {
 		}
 		for j := i + 1; j < hi && j <= i+3; j++ {
 			if toks[j].isNum && len(toks[j].norm) >= 4 {
+				return true
+			}
+		}
+		// Without a number: the case stated as opened in the same
+		// sentence, by its participle.
+		for j := lo; j < hi; j++ {
+			if ticketOpened[toks[j].norm] {
 				return true
 			}
 		}
