@@ -350,6 +350,13 @@ func (c *compiled) findingsOf(t *turnText, s *sentence, h hit, out []finding) []
 			f.level = hedge(f.level)
 			f.reading = "hedged: " + ru.reading
 		}
+		if f.f == fProblem && !f.deny && currentProvider(t.toks, s) {
+			// "O nosso contabilista atual não responde a nada", "our
+			// current agency never answers": the fault is the provider
+			// the visitor wants to leave, a reason to buy, not a request
+			// about something bought here.
+			f.f, f.level, f.reading = fPain, 65, "a problem with their current provider"
+		}
 		if (f.f == fNeed || f.f == fPain) && !f.deny && hasNumber(t.toks, s) {
 			// A need with a quantity ("500 units", "1 crore cover", "4
 			// people, 6 nights") is specific enough to act on.
@@ -541,4 +548,32 @@ func quoteOf(t *turnText, s *sentence, start, end int) string {
 		a, b = t.toks[lo].start, t.toks[hi].end
 	}
 	return strings.TrimSpace(t.text[a:b])
+}
+
+// currentWords mark the provider or tool the visitor has today.
+var currentWords = setOfWords([]string{"current", "currently", "present", "existing", "actual", "actuales", "atual", "atuais",
+	"actuel", "actuelle", "actuels", "actuelles", "aktuell", "aktuelle", "aktuellen", "aktueller", "jetzige", "jetzigen", "jetziger",
+	"bisherige", "bisherigen", "bisheriger", "abhi", "mevcut"})
+
+// ownPurchaseWords name what the visitor may have bought here: a fault
+// with "my current plan" or "the current invoice" is still a support
+// request.
+var ownPurchaseWords = setOfWords([]string{"plan", "plano", "plans", "subscription", "suscripcion", "assinatura", "abonnement", "abo",
+	"tarif", "tarifa", "package", "paquete", "pacote", "forfait", "paket", "version", "versao", "update", "app", "widget", "bot", "chatbot"})
+
+// currentProvider: the sentence's fault belongs to a provider or tool the
+// visitor has today (a "current" word before a noun), not to an order,
+// account, plan or contract of their own.
+func currentProvider(toks []token, s *sentence) bool {
+	cur := false
+	for i := s.tokStart; i < s.tokEnd; i++ {
+		n := toks[i].norm
+		if refNouns[n] || ownPurchaseWords[n] || refCompounds[n] {
+			return false
+		}
+		if currentWords[n] && !(n == "abhi" && i+1 < s.tokEnd && toks[i+1].norm != "wala" && toks[i+1].norm != "wale") {
+			cur = true
+		}
+	}
+	return cur
 }

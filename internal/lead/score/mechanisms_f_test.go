@@ -78,3 +78,32 @@ func TestComparedToUs(t *testing.T) {
 		{"unqualified", "V: Was kostet bei euch die Lohnabrechnung pro Mitarbeiter?|B: Ab 12 € pro Abrechnung.|V: Und wie viele Kunden habt ihr? Nur um zu sehen, wie ihr verglichen mit uns dasteht."},
 	})
 }
+
+// TestCurrentProviderFault: a fault of the provider or tool the visitor has
+// today ("o nosso contabilista atual não responde", "our current agency
+// never answers", "unser aktueller Anbieter reagiert nicht") is a reason to
+// switch, not a support request; a fault of "my current plan" or of an
+// order is still one.
+func TestCurrentProviderFault(t *testing.T) {
+	for _, c := range []struct {
+		s       string
+		problem bool
+	}{
+		{"O nosso contabilista atual não responde a nada.", false},
+		{"Nuestro proveedor actual no responde.", false},
+		{"Notre prestataire actuel ne répond pas.", false},
+		{"Unser aktueller Anbieter reagiert nicht, das System funktioniert nicht.", false},
+		{"Our current scheduling tool keeps crashing.", false},
+		{"My current plan is not working since the update.", true},
+		{"Mi pedido actual no ha llegado.", true},
+	} {
+		a := read("", c.s)
+		problem := false
+		for _, f := range a.findings {
+			problem = problem || (f.f == fProblem && !f.deny)
+		}
+		if problem != c.problem {
+			t.Errorf("%q: fault %v, want %v", c.s, problem, c.problem)
+		}
+	}
+}
