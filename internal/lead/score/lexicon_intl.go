@@ -63,6 +63,9 @@ var intlBudgetRules = []rule{
 	r("willing to pay", "{prets a|pret a|prete a|pouvons|peux|voulons} {payer|investir|depenser|mettre}", o(fBudget, 70)),
 	r("asks the price", "{combien ca coute|combien coute|combien cela coute|quel est le prix|quel prix|quels tarifs|vos tarifs|tarif|tarifs|prix}", o(fBudget, 30), o(fIntent, 45)),
 	r("asks the price", "{ce est combien|c est combien|ca coute combien|ca fait combien|combien pour|combien ca|combien cela|combien coutent|combien facturez|combien prenez|a combien}", o(fBudget, 30), o(fIntent, 45)),
+	// The cost verb in any tense before "combien": "ça coûterait combien",
+	// "ça reviendrait à combien", "ça va coûter combien".
+	r("asks the price", "{ca|cela|ce|tout|ca va|cela va} {couterait|coutera|coute|couter|reviendrait|reviendra|revient|ferait|fera} .. combien", o(fBudget, 30), o(fIntent, 45)),
 	r("has a budget", "{nous avons prevu|on a prevu|je ai prevu|avons prevu|nous prevoyons|on prevoit}", o(fBudget, 70)),
 	// "Hors budget média" is the agency fee without the media spend, not
 	// a price over budget.

@@ -107,3 +107,44 @@ func TestCurrentProviderFault(t *testing.T) {
 		}
 	}
 }
+
+// TestCustomerPricesMore: a customer whose support question was answered
+// and who then asks what more would cost, giving the size to be bought,
+// weighs buying more; one who only says they are a customer and asks the
+// price of their renewal, with no size, stays a support request. The cost
+// verb before "combien" in any tense asks the price, and fleet, site and
+// bed counts are sizes in every language.
+func TestCustomerPricesMore(t *testing.T) {
+	checkTiers(t, []struct{ want, conv string }{
+		{"mql", "V: bonjour, on est déjà client (12 camions). le rapport sort en anglais, comment je change ça?|B: Paramètres > Langue.|V: parfait. autre chose : on vient d'acheter une compagnie, 40 camions de plus. ça coûterait combien de tout mettre chez vous?"},
+		{"mql", "V: hola, ya somos clientes, ¿cómo cambio el idioma del informe?|B: En Ajustes > Idioma.|V: gracias. otra cosa: compramos otra empresa con 30 camiones, ¿cuánto costaría sumarlos?"},
+	})
+	for _, s := range []string{"ça coûterait combien ?", "ça reviendrait à combien pour nous ?"} {
+		if a := read("", s); !hasReading(a, fIntent, "asks the price") {
+			t.Errorf("%q: no price question read", s)
+		}
+	}
+	for _, s := range []string{"Wir haben 40 LKW.", "Temos 40 caminhões.", "Nous avons 40 camions.", "Tenemos 40 camiones."} {
+		if a := read("", s); !hasFacet(a, fSize) {
+			t.Errorf("%q: no size read", s)
+		}
+	}
+}
+
+func hasReading(a *analysis, f facet, reading string) bool {
+	for _, x := range a.findings {
+		if x.f == f && x.reading == reading && !x.deny {
+			return true
+		}
+	}
+	return false
+}
+
+func hasFacet(a *analysis, f facet) bool {
+	for _, x := range a.findings {
+		if x.f == f && !x.deny {
+			return true
+		}
+	}
+	return false
+}

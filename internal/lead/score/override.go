@@ -209,7 +209,7 @@ func disqualified(a *analysis) (rule, reason string, ev []Evidence, ok bool) {
 		return "spam", "Spam, a vendor pitch or a partnership request, not a buyer: unqualified.", quotes(by[fSpam], by[fSpamWeak]), true
 	case len(by[fNoIntent]) > 0 && !intent:
 		return "no_intent", "The visitor asked to be left alone: unqualified.", quotes(by[fNoIntent]), true
-	case len(by[fSupport]) > 0 && (len(by[fProblem]) > 0 || distinct(by[fSupport]) >= 2) && !buying && !evaluatingNow:
+	case len(by[fSupport]) > 0 && (len(by[fProblem]) > 0 || distinct(by[fSupport]) >= 2) && !buying && !evaluatingNow && !pricesMore(a):
 		return "existing_customer", "An existing customer with a service problem and no intent to buy: unqualified (route to support).", quotes(by[fSupport], by[fProblem]), true
 	case len(by[fInjection]) > 0:
 		// Whatever business words come with it: a visitor who instructs
@@ -485,6 +485,9 @@ func serviceOnly(a *analysis, by [nFacets][]finding) (string, []Evidence, bool) 
 			return "", nil, false
 		}
 	}
+	if pricesMore(a) {
+		return "", nil, false
+	}
 	var ev []Evidence
 	for _, fs := range [][]finding{by[fSpamWeak], by[fSupport], by[fProblem]} {
 		for _, f := range fs {
@@ -497,6 +500,30 @@ func serviceOnly(a *analysis, by [nFacets][]finding) (string, []Evidence, bool) 
 		return "spam", ev, true
 	}
 	return "existing_customer", ev, true
+}
+
+// pricesMore: a customer asks what more would cost, in a turn that gives
+// the size or volume to be bought and says nothing about an order or a
+// fault ("40 camions de plus ... ça coûterait combien de tout mettre chez
+// vous?", "compramos otra empresa con 30 camiones, ¿cuánto costaría?"):
+// they weigh buying more, which is no support request.
+func pricesMore(a *analysis) bool {
+	sized, service := map[int]bool{}, map[int]bool{}
+	for _, f := range a.findings {
+		switch {
+		case f.deny:
+		case f.f == fSize, f.f == fMetrics && f.level >= 65:
+			sized[f.turn] = true
+		case f.f == fSupport, f.f == fProblem, f.f == fSpamWeak:
+			service[f.turn] = true
+		}
+	}
+	for _, f := range a.findings {
+		if f.f == fIntent && !f.deny && f.reading == "asks the price" && sized[f.turn] && !service[f.turn] {
+			return true
+		}
+	}
+	return false
 }
 
 // actedAfter: some evidence of the buying signals comes from a visitor turn

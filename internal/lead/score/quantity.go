@@ -456,6 +456,12 @@ var sizeNouns = []string{
 	"agences", "cliniques", "commerciaux", "vendeurs", "avocats", "medecins", "chambres", "utilisateurs",
 	"mitarbeiter", "mitarbeitende", "mitarbeitern", "personen", "leute", "filialen", "standorte", "praxen",
 	"vertriebler", "berater", "anwalte", "arzte", "zimmer", "kollegen", "nutzer",
+	// The English fleet, site and bed counts in the other languages.
+	"camiones", "vehiculos", "conductores", "choferes", "escuelas", "colegios", "camas", "almacenes", "locales",
+	"caminhoes", "veiculos", "motoristas", "escolas", "leitos", "camas", "armazens", "galpoes", "restaurantes",
+	"camions", "vehicules", "chauffeurs", "ecoles", "lits", "entrepots", "restaurants", "hotels", "succursales", "sites",
+	"lkw", "fahrzeuge", "fahrer", "schulen", "betten", "lager", "restaurants", "hotels", "geschafte", "buros",
+	"gaadiyan", "gaadi", "trucks", "dukaan", "dukane", "branches",
 	"log", "logon", "logo", "banda", "bande",
 }
 
