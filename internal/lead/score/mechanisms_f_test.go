@@ -148,3 +148,26 @@ func hasFacet(a *analysis, f facet) bool {
 	}
 	return false
 }
+
+// TestBotNotesNearDay: a bot that notes a booking for a near day and a part
+// of it ("Notiert: Rückruf morgen Vormittag", "Noted: call tomorrow
+// morning", "C'est noté : visite demain matin") confirms it as it does with
+// a weekday or an hour; a near day alone ("les échantillons partent
+// demain") books nothing.
+func TestBotNotesNearDay(t *testing.T) {
+	for _, c := range []struct {
+		lang, text string
+		booked     bool
+	}{
+		{"de", "Notiert: Rückruf morgen Vormittag bei Herrn Sauer.", true},
+		{"en", "Noted: call tomorrow morning with our engineer.", true},
+		{"fr", "C'est noté : visite demain matin.", true},
+		{"pt", "Anotado: visita amanhã cedo.", true},
+		{"fr", "C'est noté, les échantillons partent demain à l'adresse du formulaire.", false},
+		{"en", "Noted, I'll send the brochure today.", false},
+	} {
+		if got := botRoutes(c.text, c.lang)&routeBooked != 0; got != c.booked {
+			t.Errorf("%q: booked %v, want %v", c.text, got, c.booked)
+		}
+	}
+}

@@ -299,7 +299,32 @@ func confirmsBooking(toks []token, question bool, lo, hi int) bool {
 			}
 		}
 	}
-	return found || (noted && len(slotKeys(toks, lo, hi)) > 0)
+	return found || (noted && (len(slotKeys(toks, lo, hi)) > 0 || namesNearDay(toks, lo, hi)))
+}
+
+// nearDays and dayParts name the time of a noted booking without a
+// weekday or an hour: "Notiert: Rückruf morgen Vormittag", "Noted: call
+// tomorrow morning", "Anotado: visita amanhã cedo". A near day alone
+// ("les échantillons partent demain") books nothing.
+var (
+	nearDays = setOfWords([]string{"tomorrow", "today", "morgen", "heute", "ubermorgen", "manana", "hoy", "amanha", "hoje",
+		"demain", "aujourd", "kal", "aaj", "parso"})
+	dayParts = setOfWords([]string{"morning", "afternoon", "evening", "vormittag", "nachmittag", "abend", "fruh", "mittag",
+		"manana", "tarde", "noche", "manha", "cedo", "noite", "matin", "matinee", "midi", "soir", "subah", "shaam", "dopahar"})
+)
+
+func namesNearDay(toks []token, lo, hi int) bool {
+	for i := lo; i < hi; i++ {
+		if !nearDays[toks[i].norm] {
+			continue
+		}
+		for k := i + 1; k < hi && k <= i+3; k++ {
+			if dayParts[toks[k].norm] {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func isTeamPair(a, b string) bool {
