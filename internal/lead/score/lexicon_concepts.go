@@ -26,6 +26,9 @@ var conceptRules = []rule{
 
 	// Asking for an appointment, a visit, a viewing or a test: a request to
 	// buy when the visitor has a need (a clinic visit, a viewing, a class).
+	// "Let's book", "can we book" with nothing after: the bot named what is
+	// booked ("entao bora marcar", "¿podemos agendar?", "on peut caler ça").
+	r("asks to book", "{vamos|podemos|pode|quero|queria|quer|gostaria de|vamos a|quiero|quiere|quisiera|podriamos|on peut|pouvons nous|je voudrais|lass uns|konnen wir|wollen wir} {marcar|agendar|reservar|caler|reserver|buchen|festmachen|fixar|fechar}", o(fIntent, 80), o(fNeed, 40)),
 	r("asks for an appointment", "{dar|darme|darnos|dame|danos|pedir|coger|sacar|tomar|agendar|marcar|reservar|fixar} @det? {cita|hora|turno|consulta|visita|horario|avaliacao|valoracion|revision|sesion|sessao|clase|aula|limpieza|limpeza|prueba|exame|examen}", o(fIntent, 80), o(fNeed, 40)),
 	r("asks for an available slot", "{vous avez|avez vous|auriez vous|tienen|teneis|tiene|tienes|tem|voces tem|vcs tem|haben sie|habt ihr|hast du|aapke paas|do you have|have you got|got any|any chance of} .. {creneau|creneaux|disponibilite|disponibilites|place|places|hueco|huecos|cita|mesa|sitio|plaza|plazas|horario|horarios|termin|termine|slot|slots|availability|room|rooms|table|spot|spots|appointment|appointments}", o(fIntent, 75), o(fNeed, 50)),
 	r("asks for an available slot", "{fit me in|fit us in|squeeze me in|squeeze us in|get me in|see me|see us} {on|this|today|tomorrow|next|before|at}", o(fIntent, 80), o(fNeed, 50)),

@@ -171,3 +171,41 @@ func TestBotNotesNearDay(t *testing.T) {
 		}
 	}
 }
+
+// TestChatSpellingsAndSums: Brazilian chat spellings ("to olhando", "bora
+// marcar", "pra") read as the words they stand for; "let's book" with
+// nothing after it asks to book in every language; a round thousand in
+// words is what it is in digits, and money set aside ("separamos",
+// "apartados", "zurückgelegt") is a budget; a thousand of a count noun
+// ("dos mil empleados") is a count, not money.
+func TestChatSpellingsAndSums(t *testing.T) {
+	for _, c := range []struct {
+		s       string
+		f       facet
+		reading string
+	}{
+		{"então bora marcar, vocês atendem no sábado de manhã?", fIntent, "asks to book"},
+		{"¿podemos agendar para el sábado?", fIntent, "asks to book"},
+		{"ok, on peut caler ça samedi ?", fIntent, "asks to book"},
+		{"meu marido quer fechar logo", fIntent, "asks to book"},
+	} {
+		if a := read("", c.s); !hasReading(a, c.f, c.reading) {
+			t.Errorf("%q: no %q read", c.s, c.reading)
+		}
+	}
+	for _, s := range []string{"a gente separamos uns quarenta mil pra cozinha", "ya tenemos apartados cinco mil para esto", "Wir haben zwanzigtausend zurückgelegt."} {
+		a := read("", s)
+		ok := false
+		for _, f := range a.findings {
+			ok = ok || (f.f == fBudget && f.level >= 70)
+		}
+		if !ok {
+			t.Errorf("%q: no budget read", s)
+		}
+	}
+	for _, s := range []string{"somos dos mil empleados", "tenemos unos 5 mil clientes"} {
+		if a := read("", s); hasFacet(a, fBudget) {
+			t.Errorf("%q: a count read as money", s)
+		}
+	}
+}

@@ -55,7 +55,8 @@ func periodAt(toks []token, j, hi int) (string, int) {
 // cardinalWords are numbers written as words, which visitors use for round
 // sums: "cinq mille euros", "dos mil dólares", "zwanzigtausend Euro",
 // "paanch lakh". Only before a scale word (or glued to "tausend") are they
-// read as money, and then only with a currency or an Indian scale.
+// read as money, and then only with a currency, an Indian scale or a
+// thousand, as digits are.
 var cardinalWords = map[string]float64{
 	"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
 	"twenty": 20, "thirty": 30, "fifty": 50, "hundred": 100,
@@ -149,6 +150,10 @@ func amountAt(toks []token, i, hi int) (amount, bool) {
 		// "cinq mille euros", "zwanzigtausend Euro", "paanch lakh".
 		a.value = v
 		j += 1 + unit
+		// A round thousand in words is what "40 mil" is in digits: possible
+		// money for the caller to judge ("separamos uns quarenta mil pra
+		// cozinha"); a larger word scale needs a currency.
+		thousands := unit == 0 || scaleWords[toks[j-1].norm] == 1e3
 		if j < hi && toks[j].kind&kCurrency != 0 {
 			a.currency = orDefault(a.currency, currencyWords[toks[j].norm])
 			j++
@@ -156,7 +161,7 @@ func amountAt(toks []token, i, hi int) (amount, bool) {
 		if v >= 1e5 && unit == 1 && (toks[j-1].norm == "lakh" || toks[j-1].norm == "lakhs" || toks[j-1].norm == "crore" || toks[j-1].norm == "crores") {
 			a.currency = orDefault(a.currency, "INR")
 		}
-		if a.currency == "" {
+		if a.currency == "" && !thousands {
 			return amount{}, false
 		}
 		a.per, a.end = periodAt(toks, j, hi)
@@ -286,6 +291,9 @@ var (
 		"aprovada": true, "valide": true, "approuve": true, "genehmigt": true, "freigegeben": true,
 		"disponible": true, "disponivel": true, "reservado": true, "reservada": true, "asignado": true,
 		"eingeplant": true, "prevu": true, "alloue": true, "mensuales": true,
+		// Money set aside, as "aside" and "earmarked" are in English.
+		"apartado": true, "apartados": true, "apartamos": true, "separado": true, "separados": true, "separamos": true,
+		"separei": true, "guardamos": true, "reservamos": true, "zuruckgelegt": true, "beiseitegelegt": true,
 	}
 	costCues = map[string]bool{
 		"costs": true, "cost": true, "costing": true, "lose": true, "losing": true, "lost": true,
@@ -347,6 +355,11 @@ func moneyFindings(t *turnText, s *sentence, out []finding) ([]finding, []amount
 			text := t.text[t.toks[am.start].start:t.toks[end-1].end]
 			out = append(out, finding{f: fMetrics, level: 65, reading: "volume: " + text, turn: t.index,
 				order: orderOf(t.index, am.start), quote: quoteOf(t, s, am.start, end), offScope: t.offScope})
+			continue
+		}
+		if am.currency == "" && !moneyCue && am.end < s.tokEnd && (sizeNounSet[t.toks[am.end].norm] || volumeNouns[t.toks[am.end].norm]) {
+			// "2 mil empleados", "cinco mil clientes", "10k users": a
+			// count of the noun that follows, not money.
 			continue
 		}
 		kept = append(kept, am)

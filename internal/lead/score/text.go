@@ -55,6 +55,14 @@ type turnText struct {
 	slots map[string]bool
 }
 
+// ptShorthand maps Brazilian chat spellings to the words the lexicon
+// holds, in Portuguese conversations only ("to" is English elsewhere).
+var ptShorthand = map[string]string{
+	"to": "estou", "tô": "estou", "ta": "esta", "tá": "esta", "tamo": "estamos", "tamos": "estamos", "pra": "para",
+	"vc": "voce", "vcs": "voces", "bora": "vamos", "q": "que", "tb": "tambem", "tbm": "tambem", "hj": "hoje",
+	"pq": "porque", "mt": "muito", "mto": "muito", "qnd": "quando", "msm": "mesmo", "vdd": "verdade",
+}
+
 // shorthand maps chat spellings and frequent typos to the lexicon's words.
 // Values with a space expand into several tokens.
 var shorthand = map[string]string{
@@ -332,6 +340,9 @@ func appendWordTokens(dst []token, word string, start int, lx *compiled, lang st
 		} else {
 			dst = append(dst, token{norm: lw, start: start, end: end})
 		}
+	case lang == LangPortuguese && ptShorthand[lw] != "":
+		// Brazilian chat spellings: "só to olhando", "bora marcar", "vcs".
+		dst = split(dst, ptShorthand[lw], start, end)
 	case lw == "no" && lang == LangPortuguese:
 		// Portuguese "no" is "in the" ("no site", "no próximo mês"), not a
 		// negation.
