@@ -70,7 +70,7 @@ var intlBudgetRules = []rule{
 	// "Hors budget média" is the agency fee without the media spend, not
 	// a price over budget.
 	suppress("hors budget media|medias|pub|publicite|publicitaire|ads|achat|marketing|communication|campagne|campagnes", fBudget),
-	r("asks for a quote", "{devis|proposition commerciale|une proposition|une offre}", o(fBudget, 55), o(fIntent, 70)),
+	r("asks for a quote", "{devis|proposition commerciale|une proposition|une offre|soumission|une soumission|offerte|une offerte}", o(fBudget, 55), o(fIntent, 70)),
 	r("too expensive", "{trop cher|trop chere|hors budget|au dessus de notre budget|hors de notre budget}", o(fBudget, 0)).deny(),
 	r("no budget", "{pas de budget|aucun budget|sans budget}", o(fBudget, 0)).deny(),
 	r("limited budget", "budget @be? serre|limite|reduit|modeste", o(fBudget, 20)).native(),
@@ -81,7 +81,7 @@ var intlBudgetRules = []rule{
 	r("willing to pay", "{bereit zu|bereit} {zahlen|investieren|ausgeben}", o(fBudget, 70)),
 	r("asks the price", "{was kostet|wie viel kostet|wieviel kostet|was kosten|preis|preise|kosten|preisliste|konditionen}", o(fBudget, 30), o(fIntent, 45)),
 	r("asks the price", "{wie teuer|was wurde .. kosten|mit welchen kosten|was verlangen sie|was nehmen sie}", o(fBudget, 30), o(fIntent, 45)),
-	r("asks for a quote", "{angebot|kostenvoranschlag|ein angebot|ein konkretes angebot}", o(fBudget, 55), o(fIntent, 70)),
+	r("asks for a quote", "{angebot|kostenvoranschlag|ein angebot|ein konkretes angebot|offerte|eine offerte|richtofferte}", o(fBudget, 55), o(fIntent, 70)),
 	r("too expensive", "{zu teuer|viel zu teuer|ausserhalb des budgets|uber unserem budget|sprengt das budget}", o(fBudget, 0)).deny(),
 	r("no budget", "{kein budget|keine mittel|kein geld}", o(fBudget, 0)).deny(),
 	r("limited budget", "budget @be? knapp|begrenzt|klein|gering", o(fBudget, 20)).native(),
@@ -185,7 +185,7 @@ var intlTimelineRules = []rule{
 	suppress("{a la|por la|en la|de la|cada|toda la|todas las|las} manana", fTimeline, fPriority),
 	suppress("{am|jeden|guten|einen|den} morgen", fTimeline, fPriority),
 	r("wants it immediately", "{hoy|manana|hoje|amanha|aujourd hui|aujourd'hui|demain|heute|morgen|aaj|kal tak|kal hi|kal subah|kal shaam|kal se}", o(fTimeline, 90), o(fPriority, 75)),
-	r("this week", "{esta semana|la semana que viene|la proxima semana|proxima semana|semana que vem|essa semana|cette semaine|la semaine prochaine|semaine prochaine|diese woche|nachste woche|nachsten woche|kommende woche|kommenden woche|is hafte|agle hafte|agle week|next week tak}", o(fTimeline, 95)),
+	r("this week", "{esta semana|la semana que viene|la proxima semana|proxima semana|semana que vem|essa semana|cette semaine|la semaine prochaine|semaine prochaine|diese woche|nachste woche|nachsten woche|nachster woche|kommende woche|kommenden woche|kommender woche|is hafte|agle hafte|agle week|next week tak}", o(fTimeline, 95)),
 	r("within days", "{en unos dias|en pocos dias|em poucos dias|dans quelques jours|in ein paar tagen|in wenigen tagen|kuch din mein}", o(fTimeline, 95)),
 	r("this month", "{este mes|a fin de mes|fin de mes|finales de mes|final de mes|antes de fin de mes|esse mes|ate o fim do mes|fim do mes|final do mes|ce mois|ce mois ci|fin du mois|la fin du mois|avant la fin du mois|diesen monat|in diesem monat|ende des monats|bis ende des monats|monatsende|is mahine|isi mahine|month end tak}", o(fTimeline, 90)),
 	r("next month", "{el mes que viene|el proximo mes|proximo mes|mes que vem|o proximo mes|le mois prochain|mois prochain|nachsten monat|nachster monat|kommenden monat|im nachsten monat|agle mahine|agle month|en unas semanas|em algumas semanas|dans quelques semaines|in ein paar wochen|in einigen wochen}", o(fTimeline, 80)),

@@ -209,3 +209,28 @@ func TestChatSpellingsAndSums(t *testing.T) {
 		}
 	}
 }
+
+// TestRegionalQuotesAndDates: Swiss and Austrian "Offerte" and Québec
+// "soumission" ask for a quote as "Angebot" and "devis" do; "Ende nächster
+// Woche" is this week as "nächste Woche" is; pieces and parts made or
+// shipped ("500 Stk/Jahr", "2.000 peças") are a volume.
+func TestRegionalQuotesAndDates(t *testing.T) {
+	for _, c := range []struct {
+		s       string
+		f       facet
+		reading string
+	}{
+		{"Wir brauchen eine Offerte in CHF.", fIntent, "asks for a quote"},
+		{"Est-ce que vous pouvez nous envoyer une soumission?", fIntent, "asks for a quote"},
+		{"Wäre gut, wenn das bis Ende nächster Woche da ist.", fTimeline, "this week"},
+	} {
+		if a := read("", c.s); !hasReading(a, c.f, c.reading) {
+			t.Errorf("%q: no %q read", c.s, c.reading)
+		}
+	}
+	for _, s := range []string{"Wir fertigen ca. 500 Stk. pro Los.", "We ship 2,000 pcs a month.", "Produzimos 3.000 peças por mês."} {
+		if a := read("", s); !hasFacet(a, fMetrics) {
+			t.Errorf("%q: no volume read", s)
+		}
+	}
+}

@@ -99,7 +99,9 @@ var classes = map[string][]string{
 		"consultas", "mensajes", "conversaciones", "llamadas", "pedidos", "correos", "reservas", "citas", "visitas", "solicitudes", "preguntas", "clientes", "ventas",
 		"mensagens", "conversas", "atendimentos", "ligacoes", "chamados", "agendamentos", "perguntas", "pedidos",
 		"demandes", "appels", "commandes", "reservations", "requetes", "visiteurs", "conversations",
-		"anfragen", "nachrichten", "gesprache", "bestellungen", "anrufe", "buchungen", "termine", "fragen", "kunden", "mails"},
+		"anfragen", "nachrichten", "gesprache", "bestellungen", "anrufe", "buchungen", "termine", "fragen", "kunden", "mails",
+		// Parts and pieces made or shipped: "500 Stk/Jahr", "500 pcs", "2.000 peças".
+		"pieces", "pcs", "parts", "piezas", "pecas", "stk", "stuck", "teile"},
 	"per":      {"a", "per", "each", "every"},
 	"period":   {"day", "week", "month", "year", "hour", "quarter", "daily", "weekly", "monthly", "yearly", "annually", "annual"},
 	"money":    {"inr", "usd", "eur", "gbp", "rs", "rupees", "rupee", "dollars", "dollar", "bucks", "lakh", "lakhs", "lac", "lacs", "crore", "crores", "cr", "k"},
