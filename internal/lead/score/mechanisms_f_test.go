@@ -234,3 +234,23 @@ func TestRegionalQuotesAndDates(t *testing.T) {
 		}
 	}
 }
+
+// TestVagasIsAJobOnlyAsAnOpening: Portuguese "vaga" is a job opening only
+// as one ("tem vagas", "vaga de analista", "vagas abertas"); "perguntas
+// vagas" are vague questions. "Vcs tão contratando?" asks for a job as
+// "vocês estão contratando?" does.
+func TestVagasIsAJobOnlyAsAnOpening(t *testing.T) {
+	for _, c := range []struct {
+		s   string
+		job bool
+	}{
+		{"Um cliente alemão já fez umas perguntas vagas, mas por agora não há nada concreto.", false},
+		{"Oi, vi a vaga de analista de dados, ainda está aberta?", true},
+		{"Boa tarde, vocês têm vagas para motorista?", true},
+		{"boa tarde, vcs tão contratando motorista? tenho carteira de habilitação e moro aqui perto da empresa de vocês", true},
+	} {
+		if got := hasFacet(read("", c.s), fJob); got != c.job {
+			t.Errorf("%q: job %v, want %v", c.s, got, c.job)
+		}
+	}
+}

@@ -58,7 +58,7 @@ type turnText struct {
 // ptShorthand maps Brazilian chat spellings to the words the lexicon
 // holds, in Portuguese conversations only ("to" is English elsewhere).
 var ptShorthand = map[string]string{
-	"to": "estou", "tô": "estou", "ta": "esta", "tá": "esta", "tamo": "estamos", "tamos": "estamos", "pra": "para",
+	"to": "estou", "tô": "estou", "ta": "esta", "tá": "esta", "tao": "estao", "tão": "estao", "tamo": "estamos", "tamos": "estamos", "pra": "para",
 	"vc": "voce", "vcs": "voces", "bora": "vamos", "q": "que", "tb": "tambem", "tbm": "tambem", "hj": "hoje",
 	"pq": "porque", "mt": "muito", "mto": "muito", "qnd": "quando", "msm": "mesmo", "vdd": "verdade",
 }
