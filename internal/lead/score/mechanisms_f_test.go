@@ -1,6 +1,9 @@
 package score
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestActedAfterBrowsing: "just looking" said first, then a booking the
 // bot confirmed, a yes to its offer of a visit or a quote asked for a near
@@ -251,6 +254,26 @@ func TestVagasIsAJobOnlyAsAnOpening(t *testing.T) {
 	} {
 		if got := hasFacet(read("", c.s), fJob); got != c.job {
 			t.Errorf("%q: job %v, want %v", c.s, got, c.job)
+		}
+	}
+}
+
+// TestCurrencyFormats: the rand's "R1.2 million", Swiss "CHF 40'000", CFA
+// francs, dirhams and shillings are money, as rupees and euros are.
+func TestCurrencyFormats(t *testing.T) {
+	for _, c := range []struct{ s, want string }{
+		{"capex is approved, R1.2 million for the three units", "ZAR 1,200,000"},
+		{"Das Budget liegt bei CHF 40'000 für das ganze Projekt.", "CHF 40,000"},
+		{"Notre budget est de 2 500 000 FCFA pour la boutique.", "XOF 2,500,000"},
+		{"our budget is KES 500,000 for the year", "KES 500,000"},
+	} {
+		a := read("", c.s)
+		ok := false
+		for _, f := range a.findings {
+			ok = ok || (f.f == fBudget && strings.Contains(f.reading, c.want))
+		}
+		if !ok {
+			t.Errorf("%q: no budget of %s read", c.s, c.want)
 		}
 	}
 }

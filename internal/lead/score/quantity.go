@@ -21,6 +21,12 @@ var currencyWords = map[string]string{
 	"pounds": "GBP", "brl": "BRL", "reais": "BRL", "dolares": "USD", "libras": "GBP", "chf": "CHF",
 	"franken": "CHF", "mxn": "MXN", "pesos": "MXN", "rupaye": "INR", "rupaiye": "INR", "rupay": "INR",
 	"rupiya": "INR", "rupye": "INR",
+	// African, Gulf and other currencies visitors write: "2 500 000 FCFA",
+	// "15 000 MAD", "KES 500,000", "R1.2 million" (the tokenizer reads the
+	// rand's "R" as "zar").
+	"fcfa": "XOF", "cfa": "XOF", "xof": "XOF", "xaf": "XAF", "mad": "MAD", "dirhams": "MAD", "dirham": "MAD",
+	"dh": "MAD", "dhs": "MAD", "kes": "KES", "zar": "ZAR", "rand": "ZAR", "aed": "AED", "cad": "CAD", "aud": "AUD",
+	"ngn": "NGN", "naira": "NGN", "tnd": "TND", "dzd": "DZD",
 }
 
 // scaleWords multiply the number before them. Lakh (100,000) and crore

@@ -149,6 +149,12 @@ func tokenizeLang(text string, lx *compiled, lang string) ([]token, []sentence) 
 				i = j + 1
 				continue
 			}
+			if lang == LangEnglish && len(word) > 1 && word[0] == 'R' && isDigit(word[1]) {
+				// South African rand: "R1.2 million", "R850 000".
+				emit(token{norm: "zar", start: i, end: i + 1})
+				i++
+				continue
+			}
 			first, _ := utf8.DecodeRuneInString(word)
 			n := len(toks)
 			toks = appendWordTokens(toks, word, i, lx, lang)
@@ -280,13 +286,16 @@ func scanWord(text string, i int, cont bool) int {
 		switch {
 		case isWordRune(r):
 			j += size
-		case (r == '\'' || r == '’') && j > i && j+size < len(text):
+		case (r == '\'' || r == '’') && j > i && j+size < len(text) && !(isDigit(text[j-1]) && allDigits(text[i:j]) && digitGroup(text[j+size:])):
 			next, _ := utf8.DecodeRuneInString(text[j+size:])
 			if !unicode.IsLetter(next) {
 				return j
 			}
 			j += size
 		case (r == ',' || r == '.') && j > i && isDigit(text[j-1]) && j+1 < len(text) && isDigit(text[j+1]):
+			j += size
+		case (r == '\'' || r == '’') && j > i && isDigit(text[j-1]) && allDigits(text[i:j]) && digitGroup(text[j+size:]):
+			// Swiss thousands: "CHF 40'000", "1’200’000".
 			j += size
 		case cont && (r == ' ' || r == '\u00a0' || r == '\u202f') && j > i && isDigit(text[j-1]) && allDigits(text[i:j]) && digitGroup(text[j+size:]):
 			j += size
@@ -471,7 +480,7 @@ var englishSuffix = setOfWords([]string{"t", "m", "re", "ll", "ve", "d", "s"})
 // "2,5" is two and a half.
 func numberToken(lw string, start, end int, cont bool) (token, bool) {
 	j := 0
-	for j < len(lw) && (isDigit(lw[j]) || lw[j] == ',' || lw[j] == '.' || lw[j] == ' ' || lw[j] == 0xc2 || lw[j] == 0xa0 || lw[j] == 0xe2 || lw[j] == 0x80 || lw[j] == 0xaf) {
+	for j < len(lw) && (isDigit(lw[j]) || lw[j] == ',' || lw[j] == '.' || lw[j] == ' ' || lw[j] == '\'' || lw[j] == 0xc2 || lw[j] == 0xa0 || lw[j] == 0xe2 || lw[j] == 0x80 || lw[j] == 0xaf || lw[j] == 0x99) {
 		j++
 	}
 	digits, rest := numberDigits(lw[:j], cont), lw[j:]
@@ -508,7 +517,7 @@ func numberToken(lw string, start, end int, cont bool) (token, bool) {
 // or it repeats: "1.500.000"), a decimal one otherwise, except that
 // commas in English group digits ("1,50,000").
 func numberDigits(raw string, cont bool) string {
-	raw = strings.NewReplacer(" ", "", "\u00a0", "", "\u202f", "").Replace(raw)
+	raw = strings.NewReplacer(" ", "", "\u00a0", "", "\u202f", "", "'", "", "’", "").Replace(raw)
 	dot, comma := strings.LastIndexByte(raw, '.'), strings.LastIndexByte(raw, ',')
 	switch {
 	case dot >= 0 && comma >= 0:
