@@ -237,6 +237,18 @@ var goals = map[string]goal{
 	// pt 75% (refined by the rubric-following fake model: 101/120, 84.2%,
 	// 4 two tiers off). The goals do not hold; a floor under it.
 	setTestE: {accuracy: 0.77},
+	// First run, 2026-11-26, before any rule work on it (written blind
+	// after the set E round; the set E rules never saw it): 84/120 (70.0%),
+	// two tiers off 11; de 55%, en 70%, es 90%, fr 80%, hi-en 70%, pt 55%.
+	// After the set F round (tuned while reading this half, so the figure
+	// is in-sample; testdata/README.md, "Set F"): 100/120 (83.3%), none two
+	// tiers off; de 80%, en 80%, es 95%, fr 90%, hi-en 80%, pt 75%. A floor
+	// a little under it, with a per-language floor and the two-tiers-off
+	// goal.
+	setDevF: {accuracy: 0.81, perLanguage: 0.70, noTwoOff: true},
+	// setTestF, the test half (120 cases), is kept outside the repository
+	// and is run once, at the end, by someone who did not tune on it; its
+	// goals are set from that figure, as for the earlier test halves.
 }
 
 // evalReport is one set's outcome.
