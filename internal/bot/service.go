@@ -18,6 +18,7 @@ import (
 	"concierge/internal/outbox"
 	"concierge/internal/secret"
 	"concierge/internal/store"
+	"concierge/internal/webhook"
 )
 
 // Billing is what the bot service asks of billing.
@@ -271,6 +272,12 @@ func (s *Service) Delete(ctx context.Context, workspaceID, botID int64) error {
 	}
 	now := s.clock.Now()
 	err = s.db.Tx(ctx, func(tx *sqlx.Tx) error {
+		// The bot's webhook endpoints go with it, and their messages: locked
+		// in id order first, as the delivery recorder locks them.
+		if err := webhook.LockMessages(ctx, tx, s.db.Dialect(), `SELECT id FROM webhooks WHERE bot_id = ? AND workspace_id = ?`,
+			botID, workspaceID); err != nil {
+			return err
+		}
 		n, err := store.Exec(ctx, tx, `DELETE FROM bots WHERE id = ? AND workspace_id = ?`, botID, workspaceID)
 		if err != nil {
 			return err

@@ -12,6 +12,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -770,6 +771,9 @@ func (rc *recorder) flush(batch []*recordReq) {
 // owner). An attempt whose lease was lost meanwhile (message deleted, or
 // taken over by another replica) is not recorded.
 func (s *Service) record(ctx context.Context, tx *sqlx.Tx, batch []*recordReq) error {
+	if err := s.lockBatch(ctx, tx, batch); err != nil {
+		return err
+	}
 	var attempts [][]any
 	recovered := map[int64]bool{} // endpoints with a success not yet written
 	clearFailing := func() error {
@@ -885,6 +889,35 @@ func (s *Service) record(ctx context.Context, tx *sqlx.Tx, batch []*recordReq) e
 		}
 	}
 	return clearFailing()
+}
+
+// lockBatch locks the messages of batch in id order before anything else
+// (PostgreSQL): the statements below touch them in another order, and a
+// transaction deleting endpoints locks them in id order first
+// (LockMessages), so neither can hold one the other waits for while
+// waiting for one it holds.
+func (s *Service) lockBatch(ctx context.Context, tx *sqlx.Tx, batch []*recordReq) error {
+	if s.db.Dialect() != store.Postgres {
+		return nil
+	}
+	ids := make([]int64, 0, len(batch))
+	for _, r := range batch {
+		ids = append(ids, r.m.ID)
+	}
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	for _, n := range store.PowerChunks(len(ids), 64) {
+		args := make([]any, n)
+		for i, id := range ids[:n] {
+			args[i] = id
+		}
+		ids = ids[n:]
+		if _, err := store.Exec(ctx, tx, `SELECT id FROM webhook_messages WHERE id IN (`+store.Placeholders(n)+`)
+			ORDER BY id FOR UPDATE`, args...); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // disable turns an endpoint off, ends its pending messages as failed (they

@@ -390,14 +390,41 @@ func (s *Service) Update(ctx context.Context, workspaceID int64, id string, in U
 
 // Delete removes an endpoint with its messages and attempts.
 func (s *Service) Delete(ctx context.Context, workspaceID int64, id string) error {
-	n, err := store.Exec(ctx, s.db.Writer(), `DELETE FROM webhooks WHERE public_id = ? AND workspace_id = ?`, id, workspaceID)
+	err := s.db.Tx(ctx, func(tx *sqlx.Tx) error {
+		if err := LockMessages(ctx, tx, s.db.Dialect(), `SELECT id FROM webhooks WHERE public_id = ? AND workspace_id = ?`,
+			id, workspaceID); err != nil {
+			return err
+		}
+		n, err := store.Exec(ctx, tx, `DELETE FROM webhooks WHERE public_id = ? AND workspace_id = ?`, id, workspaceID)
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return apperr.NotFound("webhook not found")
+		}
+		return nil
+	})
 	if err != nil {
 		return fmt.Errorf("webhook: delete: %w", err)
 	}
-	if n == 0 {
-		return apperr.NotFound("webhook not found")
-	}
 	return nil
+}
+
+// LockMessages locks, in id order, the messages of the endpoints that
+// endpoints (a query of webhook ids, with args) selects, on PostgreSQL
+// (SQLite's one writer needs no row locks). A transaction that deletes
+// endpoints (and with them, by cascade, their messages) calls it first:
+// the cascade would lock the messages in its own order while the attempt
+// recorder holds some of them and waits for others (a deadlock, seen in
+// the soak when a bot was deleted under delivery); both lock in id order
+// instead, so one waits for the other.
+func LockMessages(ctx context.Context, tx *sqlx.Tx, d store.Dialect, endpoints string, args ...any) error {
+	if d != store.Postgres {
+		return nil
+	}
+	_, err := store.Exec(ctx, tx, `SELECT id FROM webhook_messages WHERE webhook_id IN (`+endpoints+`)
+		ORDER BY id FOR UPDATE`, args...)
+	return err
 }
 
 // RotateSecret makes a new secret; the previous one keeps signing for
