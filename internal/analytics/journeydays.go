@@ -239,17 +239,8 @@ func (s *Service) verifyJourneyDays(ctx context.Context) error {
 		return fmt.Errorf("analytics: journey days: %w", err)
 	}
 	kept = slices.DeleteFunc(kept, journeyDayRow.zero)
-	for i := range max(len(kept), len(computed)) {
-		var k, c journeyDayRow
-		if i < len(kept) {
-			k = kept[i]
-		}
-		if i < len(computed) {
-			c = computed[i]
-		}
-		if k != c {
-			return fmt.Errorf("analytics: journey days drifted: kept %+v, the rows say %+v", k, c)
-		}
+	if k, c, drifted := firstDrift(kept, computed, equal); drifted {
+		return fmt.Errorf("analytics: journey days drifted: kept %+v, the rows say %+v", k, c)
 	}
 	return nil
 }

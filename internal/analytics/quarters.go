@@ -300,20 +300,33 @@ func (s *Service) VerifyQuarters(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	for i := range max(len(kept), len(computed)) {
-		var k, c QuarterRow
-		if i < len(kept) {
-			k = kept[i]
-		}
-		if i < len(computed) {
-			c = computed[i]
-		}
-		if k != c {
-			return fmt.Errorf("analytics: quarters drifted: kept %+v, the rows say %+v (columns %v)", k, c, quarterColumns)
-		}
+	if k, c, drifted := firstDrift(kept, computed, equal); drifted {
+		return fmt.Errorf("analytics: quarters drifted: kept %+v, the rows say %+v (columns %v)", k, c, quarterColumns)
 	}
 	if err := s.verifyJourneyDays(ctx); err != nil {
 		return err
 	}
 	return s.verifyTopicDays(ctx)
 }
+
+// firstDrift compares a rollup's kept rows with the rows computed from the
+// source, both in the same order, and returns the first pair that differs
+// (a missing row is the zero value).
+func firstDrift[T any](kept, computed []T, same func(a, b T) bool) (k, c T, drifted bool) {
+	for i := range max(len(kept), len(computed)) {
+		var k, c T
+		if i < len(kept) {
+			k = kept[i]
+		}
+		if i < len(computed) {
+			c = computed[i]
+		}
+		if !same(k, c) {
+			return k, c, true
+		}
+	}
+	return k, c, false
+}
+
+// equal is == for firstDrift.
+func equal[T comparable](a, b T) bool { return a == b }

@@ -69,17 +69,8 @@ func (s *Service) verifyTopicDays(ctx context.Context) error {
 		dayStart(until)); err != nil {
 		return fmt.Errorf("analytics: topic days: %w", err)
 	}
-	for i := range max(len(kept), len(computed)) {
-		var k, c topicDayRow
-		if i < len(kept) {
-			k = kept[i]
-		}
-		if i < len(computed) {
-			c = computed[i]
-		}
-		if !k.same(c) {
-			return fmt.Errorf("analytics: topic days drifted: kept %+v, the messages say %+v", k, c)
-		}
+	if k, c, drifted := firstDrift(kept, computed, topicDayRow.same); drifted {
+		return fmt.Errorf("analytics: topic days drifted: kept %+v, the messages say %+v", k, c)
 	}
 	return nil
 }
