@@ -1,6 +1,16 @@
 // Package outbox records domain events in the events table, inside the same
 // transaction as the change that caused them, so an event exists if and only
 // if its change committed. Webhook delivery reads the table later.
+//
+// An event is owed to the webhook endpoints that are active when it is
+// recorded (as with Stripe's: an endpoint receives what happens after it
+// exists). An event of a bot that has no active endpoint then is recorded
+// already dispatched, and its transaction does not wake the dispatcher:
+// most events of most workspaces (every chat's conversation.started) have
+// nobody to go to, and the dispatcher's round for each cost more than the
+// endpoint lookup here. The lookup reads the endpoints as of its statement,
+// after the event's time was taken, so an endpoint whose creation was
+// acknowledged before the event happened is always seen.
 package outbox
 
 import (
@@ -46,9 +56,17 @@ func Add(ctx context.Context, tx store.Q, now time.Time, ev Event) (string, erro
 	if err != nil {
 		return "", err
 	}
-	if _, err := store.Exec(ctx, tx, `INSERT INTO events (public_id, workspace_id, bot_id, type, payload, created_at)
-		VALUES (?, ?, ?, ?, ?, ?)`, args...); err != nil {
+	owed, err := listened(ctx, tx, []Event{ev})
+	if err != nil {
+		return "", err
+	}
+	args = append(args, dispatchedAt(owed, ev, now))
+	if _, err := store.Exec(ctx, tx, `INSERT INTO events (public_id, workspace_id, bot_id, type, payload, created_at, dispatched_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?)`, args...); err != nil {
 		return "", fmt.Errorf("outbox: record %s: %w", ev.Type, err)
+	}
+	if !owed.has(ev) {
+		return args[0].(string), nil
 	}
 	return args[0].(string), store.Signal(ctx, tx, Topic)
 }
@@ -59,22 +77,81 @@ func AddMany(ctx context.Context, tx store.Q, now time.Time, evs []Event) error 
 	if len(evs) == 0 {
 		return nil
 	}
+	owed, err := listened(ctx, tx, evs)
+	if err != nil {
+		return err
+	}
+	wake := false
 	for _, n := range store.PowerChunks(len(evs), 64) {
-		args := make([]any, 0, 6*n)
+		args := make([]any, 0, 7*n)
 		for _, ev := range evs[:n] {
 			row, err := eventArgs(ev, now)
 			if err != nil {
 				return err
 			}
-			args = append(args, row...)
+			args = append(append(args, row...), dispatchedAt(owed, ev, now))
+			wake = wake || owed.has(ev)
 		}
 		evs = evs[n:]
-		if _, err := store.Exec(ctx, tx, `INSERT INTO events (public_id, workspace_id, bot_id, type, payload, created_at)
-			VALUES `+store.Rows(n, 6), args...); err != nil {
+		if _, err := store.Exec(ctx, tx, `INSERT INTO events (public_id, workspace_id, bot_id, type, payload, created_at, dispatched_at)
+			VALUES `+store.Rows(n, 7), args...); err != nil {
 			return fmt.Errorf("outbox: record events: %w", err)
 		}
 	}
+	if !wake {
+		return nil
+	}
 	return store.Signal(ctx, tx, Topic)
+}
+
+// listeners are the workspaces and bots that have an active webhook
+// endpoint; a workspace-wide event (no bot) is owed to every endpoint of
+// its workspace.
+type listeners map[[2]int64]bool
+
+func (l listeners) has(ev Event) bool {
+	if ev.BotID == 0 {
+		return l[[2]int64{ev.WorkspaceID, 0}]
+	}
+	return l[[2]int64{ev.WorkspaceID, ev.BotID}]
+}
+
+// dispatchedAt is the new row's dispatched_at: NULL for an event some
+// endpoint may be owed (the dispatcher decides which), now for one with
+// nobody to go to.
+func dispatchedAt(l listeners, ev Event, now time.Time) any {
+	if l.has(ev) {
+		return nil
+	}
+	return now.UTC()
+}
+
+// listened reads which of the events' workspaces and bots have an active
+// endpoint, in one statement through tx.
+func listened(ctx context.Context, tx store.Q, evs []Event) (listeners, error) {
+	var ws []any
+	seen := map[int64]bool{}
+	for _, ev := range evs {
+		if !seen[ev.WorkspaceID] {
+			seen[ev.WorkspaceID] = true
+			ws = append(ws, ev.WorkspaceID)
+		}
+	}
+	in, args := store.InList(ws)
+	var rows []struct {
+		WorkspaceID int64 `db:"workspace_id"`
+		BotID       int64 `db:"bot_id"`
+	}
+	if err := store.Select(ctx, tx, &rows, `SELECT DISTINCT workspace_id, bot_id FROM webhooks
+		WHERE active = TRUE AND workspace_id IN (`+in+`)`, args...); err != nil {
+		return nil, fmt.Errorf("outbox: endpoints: %w", err)
+	}
+	l := listeners{}
+	for _, r := range rows {
+		l[[2]int64{r.WorkspaceID, r.BotID}] = true
+		l[[2]int64{r.WorkspaceID, 0}] = true
+	}
+	return l, nil
 }
 
 // eventArgs are the values of ev's row, a new public id first.

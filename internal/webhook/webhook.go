@@ -109,7 +109,7 @@ type Endpoint struct {
 	ID             string     `json:"webhook_id" doc:"The endpoint's id (wh_...)."`
 	BotID          int64      `json:"bot_id"`
 	URL            string     `json:"url"`
-	Events         []string   `json:"events" doc:"Subscribed event types (see GET /webhooks/event-types)."`
+	Events         []string   `json:"events" doc:"Subscribed event types (see GET /webhooks/event-types). The endpoint receives the events that happen while it exists and is active, none from before."`
 	Active         bool       `json:"active"`
 	Description    string     `json:"description"`
 	Secret         string     `json:"secret" doc:"Masked on every read: only POST /webhooks (and rotate-secret) show it in full."`
