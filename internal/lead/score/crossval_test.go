@@ -67,6 +67,10 @@ func foldOf(c evalCase) (string, bool) {
 		return "F", false
 	case setTestF:
 		return "F", true
+	case setDevG:
+		return "G", false
+	case setTestG:
+		return "G", true
 	}
 	return "existing", false
 }
@@ -202,7 +206,7 @@ func (t *cvTally) langs() string {
 	return b.String()
 }
 
-var folds = []string{"existing", "A", "B", "C", "D", "E", "F"}
+var folds = []string{"existing", "A", "B", "C", "D", "E", "F", "G"}
 
 // crossValidate holds out each fold in turn, fits on the others and
 // tallies the held-out fold's dev and test halves.
