@@ -411,6 +411,10 @@ var disqualifierIntlRules = []rule{
 	// "I wanted to know", "quería saber", "je voulais savoir": a question
 	// is coming, not a need.
 	suppress("{want to|wanted to|would like to|wanna|queria|quiero|queriamos|quisiera|me gustaria|gostaria de|queria|quero|je voulais|je voudrais|je veux|ich wollte|ich mochte|ich wurde gerne} {know|ask|check|saber|preguntar|consultar|perguntar|savoir|demander|wissen|fragen|erfragen}", fNeed),
+	// "I just wanted to mention", "solo quería comentar", "queria avisar",
+	// "je voulais vous dire", "ich wollte nur sagen": a message is coming,
+	// not a need.
+	suppress("{want to|wanted to|would like to|queria|quiero|quisiera|queriamos|gostaria de|quero|je voulais|je voudrais|ich wollte|ich mochte|wir wollten} {just|only|solo|so|apenas|juste|seulement|nur|} {tell|mention|say|let|inform|comentar|comentarte|comentarle|comentaros|decir|decirte|decirle|mencionar|avisar|avisarte|avisarle|contar|contarte|contarle|informar|dizer|falar|dire|signaler|mentionner|informer|sagen|erwahnen|mitteilen|informieren|bescheid}", fNeed),
 	suppress("{queria|quiero|queriamos|quisiera} {ver|saber|entender} como lo {hacen|haceis}", fNeed),
 	suppress("{queria|quero|queriamos|gostaria de} {ver|saber|entender} como {voces|vcs} {fazem|trabalham}", fNeed),
 	suppress("{je voulais|je veux|je voudrais} {voir|savoir|comprendre} comment vous {faites|travaillez}", fNeed),

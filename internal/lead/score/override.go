@@ -247,6 +247,11 @@ func disqualified(a *analysis) (rule, reason string, ev []Evidence, ok bool) {
 		return "competitor", "The visitor asked for internal or other customers' information the bot would not share: fishing, not buying: unqualified.", append(routedEv, quotes(by[fFishing], by[fCompetitor])...), true
 	case routed&routeVendor != 0 && !evaluatingNow:
 		return "spam", "The bot sent the visitor to its vendor or partnership inbox: they are selling to the business, not buying: unqualified.", append(routedEv, quotes(by[fSpamWeak])...), true
+	case routed&routeNotForYou != 0 && !evaluatingNow && !buyingAfter(a, routeNotForYou):
+		// The bot told the visitor its chat is for its customers, or that
+		// the business is not buying what they offer: it took them for a
+		// seller, a rival or an applicant, not a customer.
+		return "spam", "The bot told the visitor its chat is for customers, or that the business is not buying what they offer: they are not a buyer: unqualified.", append(routedEv, quotes(by[fSpamWeak])...), true
 	case routed&routeJobs != 0 && !intentAfter(a, routeJobs):
 		// The bot read the visitor as an applicant and sent them to its
 		// hiring process; "I can start Monday" and "how much do you pay"
@@ -400,6 +405,8 @@ func routeReading(k route) string {
 		return "refused to share"
 	case k&routeVendor != 0:
 		return "sent to its vendor inbox"
+	case k&routeNotForYou != 0:
+		return "turned away"
 	case k&routeTicket != 0 && k&routeSupport == 0:
 		return "opened a support case for"
 	}

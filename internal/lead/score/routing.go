@@ -15,13 +15,14 @@ import "strings"
 type route uint8
 
 const (
-	routeSupport route = 1 << iota // handed to support, claims, a ticket
-	routeRefuse                    // refused to share internal or private data
-	routeVendor                    // sent to the vendor or partnership inbox
-	routeAsksRef                   // asked for the reference of an order, policy, claim or contract
-	routeJobs                      // pointed the visitor to its careers page or hiring process
-	routeBooked                    // confirmed a booking the visitor made ("you're booked for Friday at 9")
-	routeTicket                    // stated the number of a support case it opened ("Ticket #48213")
+	routeSupport   route = 1 << iota // handed to support, claims, a ticket
+	routeRefuse                      // refused to share internal or private data
+	routeVendor                      // sent to the vendor or partnership inbox
+	routeAsksRef                     // asked for the reference of an order, policy, claim or contract
+	routeJobs                        // pointed the visitor to its careers page or hiring process
+	routeBooked                      // confirmed a booking the visitor made ("you're booked for Friday at 9")
+	routeTicket                      // stated the number of a support case it opened ("Ticket #48213")
+	routeNotForYou                   // told the visitor the chat is for its customers, or that the business is not buying
 )
 
 // routeMark is a routing bot turn and the visitor turn it answered.
@@ -172,6 +173,9 @@ func botRoutes(text, lang string) route {
 		}
 		if pointsToJobs(toks, lo, hi) {
 			r |= routeJobs
+		}
+		if !s.question && (chatIsForOthers(toks, lo, hi) || notBuying(toks, lo, hi)) {
+			r |= routeNotForYou
 		}
 		if confirmsBooking(toks, s.question, lo, hi) {
 			r |= routeBooked
@@ -472,4 +476,68 @@ func referenceGiven(t *turnText) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+var (
+	chatWords = setOfWords([]string{"chat", "chatbot"})
+	// "This chat", "este chat", "ce chat", "dieser Chat", "ye chat".
+	chatDemonstratives = setOfWords([]string{"this", "este", "esse", "ce", "dieser", "ye", "yeh", "yah"})
+	// What a chat is said to be for: "is for", "es para", "é para",
+	// "réservé aux", "destiné aux", "dédié aux", "ist für ... gedacht",
+	// "richtet sich an", "ke liye hai".
+	chatPurpose = setOfWords([]string{"for", "para", "reserve", "reservee", "destine", "destinee", "dedie", "dediee", "dedicado", "dedicada",
+		"pensado", "pensada", "fur", "gedacht", "richtet", "liye"})
+	// The business declining to buy: "we're not looking for SEO
+	// services", "no estamos buscando ese servicio", "no estamos
+	// interesados", "nous ne cherchons pas", "wir suchen keine".
+	notBuyingVerbs = setOfWords([]string{"looking", "interested", "buscando", "interesados", "interesadas", "procurando", "interessados", "interessadas",
+		"cherchons", "interesses", "suchen", "interessiert"})
+	weSubjects = setOfWords([]string{"we", "estamos", "nous", "wir"})
+)
+
+// chatIsForOthers: the bot says what its chat is for ("this chat is for
+// customers looking for landscaping services", "este chat es para
+// huéspedes", "ce chat est réservé aux propriétaires d'animaux", "Ich bin
+// der Chat-Assistent für Patientenanfragen", "ye chat patients ke liye
+// hai"). A bot says so only to someone it takes for neither a customer nor
+// a prospect: a seller, a rival, a job seeker. A greeting that names the
+// assistant ("Ich bin der Chat-Assistent der Sprachschule") restricts
+// nothing.
+func chatIsForOthers(toks []token, lo, hi int) bool {
+	for i := lo; i < hi; i++ {
+		if !chatWords[toks[i].norm] {
+			continue
+		}
+		named := i > lo && chatDemonstratives[toks[i-1].norm]
+		assistant := i+1 < hi && (toks[i+1].norm == "assistent" || toks[i+1].norm == "assistant")
+		if !named && !assistant {
+			continue
+		}
+		for j := i + 1; j < hi && j <= i+10; j++ {
+			if chatPurpose[toks[j].norm] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// notBuying: the business, as "we", denies looking for or being
+// interested in what the visitor offers.
+func notBuying(toks []token, lo, hi int) bool {
+	we, neg := false, false
+	for i := lo; i < hi; i++ {
+		n := toks[i].norm
+		switch {
+		case weSubjects[n]:
+			we = true
+		case refusalNegators[n] || n == "keine" || n == "kein":
+			neg = true
+		case notBuyingVerbs[n] && we && neg && (n != "looking" || i+1 < hi && toks[i+1].norm == "for"):
+			return true
+		case n == "interesse" && i > lo && (toks[i-1].norm == "kein" || toks[i-1].norm == "keinerlei"):
+			return true
+		}
+	}
+	return false
 }

@@ -1,0 +1,50 @@
+package score
+
+import "testing"
+
+// TestBotTurnsAway: a bot that says its chat is for its customers, or that
+// the business is not buying what the visitor offers, took the visitor for
+// someone other than a buyer; a greeting that names the assistant, and
+// sales talk, turn nobody away.
+func TestBotTurnsAway(t *testing.T) {
+	for _, c := range []struct {
+		text, lang string
+		want       bool
+	}{
+		{"Thanks, Kyle. This chat is for customers looking for landscaping services.", "en", true},
+		{"We're not looking for marketing services at this time.", "en", true},
+		{"Gracias, Carla. Este chat es para huéspedes que quieren reservar o hacer consultas.", "es", true},
+		{"No estamos interesados, gracias.", "es", true},
+		{"Merci, mais ce chat est réservé aux propriétaires d'animaux.", "fr", true},
+		{"Danke für die Info. Ich bin der Chat-Assistent für Patientenanfragen.", "de", true},
+		{"Dieser Chat richtet sich an Mandanten und Interessenten.", "de", true},
+		{"Ye chat patients ke appointment aur treatment queries ke liye hai.", "hi-en", true},
+		{"Grüezi! Ich bin der Chat-Assistent der Sprachschule Lingua Zürich. Wie kann ich helfen?", "de", false},
+		{"We're not looking at a price increase this year.", "en", false},
+		{"Is this chat for existing customers only?", "en", false},
+		{"You can reply to this chat any time.", "en", false},
+	} {
+		if got := botRoutes(c.text, c.lang)&routeNotForYou != 0; got != c.want {
+			t.Errorf("%q: turned away %v, want %v", c.text, got, c.want)
+		}
+	}
+}
+
+// TestAnnouncingIsNoNeed: "solo quería comentar", "I just wanted to
+// mention" announce a message; they state no need.
+func TestAnnouncingIsNoNeed(t *testing.T) {
+	for _, s := range []string{
+		"Solo quería comentar que este mes tenemos promo",
+		"I just wanted to mention that our rates go up next month",
+		"Je voulais juste vous dire que nous avons une offre",
+		"Ich wollte nur sagen, dass wir ein Angebot haben",
+		"Queria avisar que temos uma promoção",
+	} {
+		a := analyse(Input{Transcript: []Turn{{Role: RoleVisitor, Text: s}}})
+		for _, f := range a.findings {
+			if f.f == fNeed && f.level > 0 {
+				t.Errorf("%q: read as a need (%s)", s, f.reading)
+			}
+		}
+	}
+}
