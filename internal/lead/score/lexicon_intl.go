@@ -197,6 +197,14 @@ var intlTimelineRules = []rule{
 	r("someday", "{um dia|algum dia|un dia|algun dia|one day|someday|some day|eines tages|un jour|ek din|kabhi} {quero|queremos|quiero|me gustaria|gostaria|i|we|je|nous|ich|wir|main|hum|zaroor}", o(fTimeline, 15)),
 	r("later", "{mas adelante|mas tarde|algun dia|en el futuro|mais tarde|mais para frente|futuramente|plus tard|un jour|a le avenir|plus tard dans le annee|spater|irgendwann|in zukunft|zu einem spateren zeitpunkt}", o(fTimeline, 15)),
 	r("has a deadline", "{fecha limite|plazo|prazo|data limite|date limite|echeance|frist|stichtag|deadline}", o(fTimeline, 70), o(fPriority, 75)),
+	// "Fin septembre au plus tard", "a más tardar el viernes", "by Friday
+	// at the latest", "spätestens im April": a deadline; "plus tard" and
+	// "más tarde" inside them are not "later".
+	r("has a deadline", "{au plus tard|a le plus tard|a mas tardar|lo mas tarde|no mais tardar|o mais tardar|at the latest|spatestens}", o(fTimeline, 70), o(fPriority, 75)),
+	// "Avant l'inventaire de fin d'année", "antes de fin de año", "by the
+	// end of the year", "bis Jahresende": the year's end is when it must be
+	// done, a deadline this year, not "later this year".
+	r("by the year's end", "{before|by|avant|antes de|antes del|ate|bis|vor|bis zum} .. {year end|end of the year|end of this year|fin de annee|fin de le annee|la fin de le annee|fin de ano|final de ano|final del ano|finales de ano|fim do ano|final do ano|jahresende|ende des jahres}", o(fTimeline, 55)),
 	r("before an event", "{antes de|antes del|antes da|antes do|avant le|avant la|avant les|vor dem|vor der|vor unserem|vor unserer|se pehle} .. lanzamiento|temporada|campana|black|navidad|verano|rebajas|lancamento|natal|temporada|lancement|saison|soldes|noel|ete|rentree|launch|start|saison|weihnachten|sommer|messe|diwali|sale|season|festival", o(fTimeline, 70)),
 	// "Not now" refuses the present, which "no rush" does not; with a
 	// later date it makes the purchase wait (see deferred in override.go).

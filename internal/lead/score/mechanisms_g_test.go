@@ -48,3 +48,23 @@ func TestAnnouncingIsNoNeed(t *testing.T) {
 		}
 	}
 }
+
+// TestDeadlineIsNotLater: "au plus tard", "a más tardar", "at the latest"
+// and "before the year's end" set a deadline; the "later" inside them is
+// not a purchase put off.
+func TestDeadlineIsNotLater(t *testing.T) {
+	for _, s := range []string{
+		"il faut les étuis fin septembre au plus tard",
+		"lo necesitamos el viernes a más tardar",
+		"I need someone onsite by friday at the latest",
+		"il veut que ce soit en place avant l'inventaire de fin d'année",
+		"queremos cerrar algo antes de fin de año",
+	} {
+		a := analyse(Input{Transcript: []Turn{{Role: RoleVisitor, Text: s}}})
+		for _, f := range a.findings {
+			if f.f == fTimeline && (f.reading == "later" || f.reading == "later this year") {
+				t.Errorf("%q: read as %q", s, f.reading)
+			}
+		}
+	}
+}
