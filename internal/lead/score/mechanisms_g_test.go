@@ -68,3 +68,22 @@ func TestDeadlineIsNotLater(t *testing.T) {
 		}
 	}
 }
+
+// TestYearsAwayDefers: a time two years or more off, by a span or a date,
+// defers the purchase even without "not now"; "eventually" names no time.
+func TestYearsAwayDefers(t *testing.T) {
+	for _, c := range []struct {
+		transcript string
+		want       bool
+	}{
+		{"V: wir überlegen ein haus zu kaufen, budget 800.000|B: Möchten Sie einen Suchauftrag anlegen?|V: ehrlich gesagt ist das eher so ein plan für in zwei jahren, vielleicht.", true},
+		{"V: 5kW ka kitna padega?|B: 5kW system ₹3.2 lakh ka hai.|V: chalo jab apna ghar lenge tab lagwayenge, 2-3 saal mein plan hai", true},
+		{"V: I run a small coffee roastery and want to trademark our brand name eventually. What does your package include?", false},
+		{"V: we need it live in 2 months, what does it cost?", false},
+	} {
+		_, got := deferred(analyse(Input{Transcript: convo(c.transcript)}))
+		if got != c.want {
+			t.Errorf("%q: deferred %v, want %v", c.transcript, got, c.want)
+		}
+	}
+}

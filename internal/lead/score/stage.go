@@ -39,7 +39,10 @@ func deferred(a *analysis) (finding, bool) {
 		refused = refused || refusesNow(&f)
 		far = far || (!f.deny && (f.level <= 25 || strings.HasSuffix(f.reading, "later")))
 	}
-	if !refused || !far {
+	// A date or a span of well over a year ("in zwei jahren", "a few
+	// years", "daqui a dois anos") defers the purchase without a refusal
+	// of the present; "eventually" and "someday" name no time.
+	if (!refused || !far) && !yearsAway(t) {
 		return finding{}, false
 	}
 	for _, f := range a.findings {
@@ -48,6 +51,12 @@ func deferred(a *analysis) (finding, bool) {
 		}
 	}
 	return *t, true
+}
+
+// yearsAway: the finding puts the purchase well over a year away, by a
+// span or a date.
+func yearsAway(t *finding) bool {
+	return !t.deny && t.level <= 10 && (t.reading == "years away" || strings.HasPrefix(t.reading, "timeline: ") || strings.HasPrefix(t.reading, "date: "))
 }
 
 // refusesNow: a timeline finding that refuses the present: "not now", or
