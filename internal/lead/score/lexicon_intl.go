@@ -200,7 +200,7 @@ var intlTimelineRules = []rule{
 	// "Fin septembre au plus tard", "a más tardar el viernes", "by Friday
 	// at the latest", "spätestens im April": a deadline; "plus tard" and
 	// "más tarde" inside them are not "later".
-	r("has a deadline", "{au plus tard|a le plus tard|a mas tardar|lo mas tarde|no mais tardar|o mais tardar|at the latest|spatestens}", o(fTimeline, 70), o(fPriority, 75)),
+	r("has a deadline", "{au plus tard|a le plus tard|a mas tardar|lo mas tarde|no mais tardar|o mais tardar|at the latest|spatestens}", o(fTimeline, 70), o(fPriority, 75)).native(),
 	// "Avant l'inventaire de fin d'année", "antes de fin de año", "by the
 	// end of the year", "bis Jahresende": the year's end is when it must be
 	// done, a deadline this year, not "later this year".
