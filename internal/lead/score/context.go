@@ -282,6 +282,10 @@ var (
 	nobodyWords = setOfWords([]string{"nobody", "noone"})
 )
 
+// readReference is the reading of an order, policy or claim number the
+// visitor gave.
+const readReference = "gives the reference of an existing order, policy or claim"
+
 // affirmLevel is what "yes" to a question about a facet is worth: less
 // than saying it outright, because the bot chose the words.
 var affirmLevel = map[facet]int{
@@ -299,9 +303,14 @@ func answerFindings(t *turnText, out []finding, found int) []finding {
 	if t.refAsked {
 		// "Your policy number?" "AU-4451298": the visitor holds one.
 		if q, ok := referenceGiven(t); ok {
-			out = append(out, finding{f: fSupport, level: 100, reading: "gives the reference of an existing order, policy or claim",
+			out = append(out, finding{f: fSupport, level: 100, reading: readReference,
 				turn: t.index, order: orderOf(t.index, 0), quote: q, offScope: t.offScope})
 		}
+	} else if q, ok := referenceNamed(t); ok {
+		// "order #PH-48213", "pedido 55821", "Rechnungsnummer RE-118734":
+		// unasked, the same.
+		out = append(out, finding{f: fSupport, level: 100, reading: readReference,
+			turn: t.index, order: orderOf(t.index, 0), quote: q, offScope: t.offScope})
 	}
 	if t.asked == 0 || len(t.sents) == 0 {
 		return out

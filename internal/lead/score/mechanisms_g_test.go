@@ -87,3 +87,27 @@ func TestYearsAwayDefers(t *testing.T) {
 		}
 	}
 }
+
+// TestOrderNumberNamed: a visitor who names the number of their order,
+// invoice or claim came about something already bought; a yes to the
+// bot's remedy does not make them a buyer. A count after a noun ("customer
+// list 5000") is no reference.
+func TestOrderNumberNamed(t *testing.T) {
+	for _, c := range []struct {
+		transcript, want string
+	}{
+		{"V: yes. order #PH-48213, business cards came out PURPLE not blue.|B: I can request a free reprint with express shipping, or a refund if you prefer.|V: reprint please, need them by monday", TierUnqualified},
+		{"V: WHERE IS MY MATTRESS. order DW-558201. was supposed to come tuesday|B: I can have it delivered on Friday.|V: friday??", TierUnqualified},
+		{"V: me llego la mesa con una pata rota!!! pedido 55821", TierUnqualified},
+	} {
+		if r := Score(qual("bant"), Input{Transcript: convo(c.transcript)}); r.Tier != c.want {
+			t.Errorf("%q: %s, want %s (%s)", c.transcript, r.Tier, c.want, r.Summary)
+		}
+	}
+	a := read("", "humari customer list 5000 ke aas paas hai, aur monthly kitna?")
+	for _, f := range a.findings {
+		if f.reading == readReference {
+			t.Errorf("a count read as a reference: %q", f.quote)
+		}
+	}
+}

@@ -211,6 +211,11 @@ func disqualified(a *analysis) (rule, reason string, ev []Evidence, ok bool) {
 		return "no_intent", "The visitor asked to be left alone: unqualified.", quotes(by[fNoIntent]), true
 	case len(by[fSupport]) > 0 && (len(by[fProblem]) > 0 || distinct(by[fSupport]) >= 2) && !buying && !evaluatingNow && !pricesMore(a):
 		return "existing_customer", "An existing customer with a service problem and no intent to buy: unqualified (route to support).", quotes(by[fSupport], by[fProblem]), true
+	case holdsReference(by[fSupport]) && !evaluatingNow && !buyingBeyondOffer(a, serviceQuote):
+		// The visitor named the number of their order, invoice or claim:
+		// they came about something already bought. A yes to what the
+		// bot offers in return (a reprint, a delivery day) buys nothing.
+		return "existing_customer", "The visitor gave the number of something already bought (an order, an invoice, a claim) and asked to buy nothing new: unqualified (route to support).", quotes(by[fSupport], by[fProblem]), true
 	case len(by[fInjection]) > 0:
 		// Whatever business words come with it: a visitor who instructs
 		// the bot or the scorer is testing or abusing it, and the claims
@@ -542,6 +547,33 @@ func actedAfter(ev []Evidence, turn int) bool {
 		if e.Source == SourceVisitor && e.Turn > turn {
 			return true
 		}
+	}
+	return false
+}
+
+// holdsReference: a support finding is the number of an order, invoice or
+// claim the visitor holds.
+func holdsReference(fs []finding) bool {
+	for _, f := range fs {
+		if f.reading == readReference {
+			return true
+		}
+	}
+	return false
+}
+
+// buyingBeyondOffer: buying intent that is neither about the order itself
+// nor a yes to the bot's offer ("reprint please", "friday??").
+func buyingBeyondOffer(a *analysis, serviceQuote map[string]bool) bool {
+	for _, f := range a.findings {
+		if f.f != fIntent || f.deny || f.level < 50 || serviceQuote[f.quote] {
+			continue
+		}
+		switch f.reading {
+		case "asks to be contacted", "takes the offer with a time", "confirms when asked", "takes the offer":
+			continue
+		}
+		return true
 	}
 	return false
 }

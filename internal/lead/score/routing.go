@@ -541,3 +541,36 @@ func notBuying(toks []token, lo, hi int) bool {
 	}
 	return false
 }
+
+// referenceNamed: the visitor names something already bought by its
+// number ("order #PH-48213", "pedido 55821", "commande n° BD-48213",
+// "Kundennummer 48213", "order id UK48213"): a reference noun, then within
+// three words a code of four digits or more. Only a holder has one.
+func referenceNamed(t *turnText) (string, bool) {
+	for _, s := range t.sents {
+		for i := s.tokStart; i < s.tokEnd; i++ {
+			n := t.toks[i].norm
+			if !refNouns[n] && !refCompounds[n] && n != "bestellung" && n != "rechnung" {
+				continue
+			}
+			j := i + 1
+			for j < s.tokEnd && j <= i+3 && (refIDs[t.toks[j].norm] || digitsIn(t.text[t.toks[j].start:t.toks[j].end]) == 0 && len(t.toks[j].norm) <= 2) {
+				j++ // "number", "id", "n°", "#"
+			}
+			if j < s.tokEnd && digitsIn(t.text[t.toks[j].start:t.toks[j].end]) >= 4 && !t.toks[j].year {
+				return t.text[s.start:s.end], true
+			}
+		}
+	}
+	return "", false
+}
+
+func digitsIn(w string) int {
+	n := 0
+	for _, c := range w {
+		if c >= '0' && c <= '9' {
+			n++
+		}
+	}
+	return n
+}
