@@ -48,9 +48,22 @@ type replyWrite struct {
 	p       *pending
 	ans     Answer
 	sources []Source
-	fresh   bool // the session is new: written with the reply
+	src     string // sources as JSON
+	fresh   bool   // the session is new: written with the reply
 	err     error
 	done    chan struct{}
+}
+
+// newReplyWrite is a reply to write. What depends on the reply alone (the
+// question's topic, the sources' JSON) is computed here, in the caller's
+// goroutine: the writer's transaction is the one serial step.
+func newReplyWrite(p *pending, ans Answer, sources []Source) (*replyWrite, error) {
+	prepareTopic(p)
+	src, err := json.Marshal(sources)
+	if err != nil {
+		return nil, err
+	}
+	return &replyWrite{p: p, ans: ans, sources: sources, src: string(src), fresh: p.sessionID == 0}, nil
 }
 
 func newReplyBatcher(s *Service) *replyBatcher {
@@ -72,7 +85,11 @@ var batchFault func() error
 // is written (and charged) whatever ctx does, so the caller always learns
 // the outcome.
 func (b *replyBatcher) write(ctx context.Context, p *pending, ans Answer, sources []Source) error {
-	w := &replyWrite{ctx: ctx, p: p, ans: ans, sources: sources, fresh: p.sessionID == 0, done: make(chan struct{})}
+	w, err := newReplyWrite(p, ans, sources)
+	if err != nil {
+		return err
+	}
+	w.ctx, w.done = ctx, make(chan struct{})
 	b.queue.Add(w)
 	<-w.done
 	return w.err
@@ -294,10 +311,6 @@ func (s *Service) insertExchanges(ctx context.Context, tx *sqlx.Tx, ws []*replyW
 		for _, w := range chunk {
 			p := w.p
 			b := p.req.Bot.Bot
-			src, err := json.Marshal(w.sources)
-			if err != nil {
-				return err
-			}
 			var answered any
 			if !p.req.Preview {
 				answered = w.ans.Answered
@@ -306,7 +319,7 @@ func (s *Service) insertExchanges(ctx context.Context, tx *sqlx.Tx, ws []*replyW
 				secret.OrderedToken("msg_", 12), p.sessionID, b.WorkspaceID, b.ID, "user", "completed", p.req.Message,
 				"[]", nil, 0, "", questionTopic(p), answered, now, now,
 				p.msgPublic, p.sessionID, b.WorkspaceID, b.ID, "assistant", "completed", w.ans.Text,
-				string(src), w.ans.Answered, p.cost, name, nil, nil, now, now)
+				w.src, w.ans.Answered, p.cost, name, nil, nil, now, now)
 		}
 		if _, err := store.Exec(ctx, tx, `INSERT INTO chat_messages (public_id, session_id, workspace_id, bot_id, role,
 			status, text, sources, answered, credits, answerer, topic, reply_answered, created_at, completed_at)

@@ -204,8 +204,10 @@ type pending struct {
 	// askedAt is when reserve wrote the question and the pending reply
 	// (both are dated by it, and so are their analytics figures).
 	askedAt time.Time
-	// topic is the question's analytics topic (none for a preview).
-	topic string
+	// topic is the question's analytics topic (none for a preview);
+	// topicSet once it was computed (prepareTopic).
+	topic    string
+	topicSet bool
 	// oneShot: the answerer composes the whole reply at once and cannot
 	// fail midway, so nothing is reserved: the exchange is written in one
 	// transaction once the reply exists (see record).

@@ -127,8 +127,17 @@ func questionTopic(p *pending) any {
 	if p.req.Preview {
 		return nil
 	}
-	p.topic = analytics.Topic(p.req.Message)
+	prepareTopic(p)
 	return p.topic
+}
+
+// prepareTopic computes the question's topic once. The batched writer's
+// callers do it before queueing, so the single writer's transaction does
+// not spend its time analysing text.
+func prepareTopic(p *pending) {
+	if !p.topicSet && !p.req.Preview {
+		p.topic, p.topicSet = analytics.Topic(p.req.Message), true
+	}
 }
 
 // reserve writes the question and a pending reply, and takes the reply's
@@ -201,14 +210,17 @@ func (s *Service) checkBalance(p *pending) error {
 // writes the replies that arrive together in shared statements, and record
 // writes a reply alone.
 func (s *Service) record(ctx context.Context, p *pending, ans Answer, sources []Source) error {
-	w := &replyWrite{p: p, ans: ans, sources: sources, fresh: p.sessionID == 0}
+	w, err := newReplyWrite(p, ans, sources)
+	if err != nil {
+		return err
+	}
 	// Replies arriving together share one commit on SQLite (TxGroup).
 	// The statements run on a context of their own: a visitor leaving
 	// while they run must not interrupt the shared transaction. ctx
 	// bounds the wait for the writer only.
 	wait := ctx
 	ctx = context.WithoutCancel(ctx)
-	err := s.db.TxGroup(wait, func(tx *sqlx.Tx) error {
+	err = s.db.TxGroup(wait, func(tx *sqlx.Tx) error {
 		if err := s.recordBatchTx(ctx, tx, []*replyWrite{w}); err != nil {
 			return err
 		}
