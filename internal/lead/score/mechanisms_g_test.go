@@ -111,3 +111,23 @@ func TestOrderNumberNamed(t *testing.T) {
 		}
 	}
 }
+
+// TestBotDoneWithSlot: "Done", "Listo", "C'est fait", "Erledigt" with the
+// day or hour written down confirm a booking; without one they confirm
+// nothing.
+func TestBotDoneWithSlot(t *testing.T) {
+	for _, c := range []struct {
+		text, lang string
+		booked     bool
+	}{
+		{"Done — Thursday 8 am and Friday 7:30 am with Sam. Bring your referral.", "en", true},
+		{"Listo, te espero el jueves a las 10:00.", "es", true},
+		{"Erledigt: Freitag 14 Uhr bei Frau Brandt.", "de", true},
+		{"Done! Your address has been updated.", "en", false},
+		{"C'est fait : l'option est résiliée.", "fr", false},
+	} {
+		if got := botRoutes(c.text, c.lang)&routeBooked != 0; got != c.booked {
+			t.Errorf("%q: booked %v, want %v", c.text, got, c.booked)
+		}
+	}
+}

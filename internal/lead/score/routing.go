@@ -275,6 +275,11 @@ var (
 var notedWords = setOfWords([]string{
 	"noted", "notiert", "note", "notee", "anotado", "anotada", "anotei", "anote", "apunto", "apunte",
 	"combinado", "combinada", "reservei", "agendei", "marquei", "agende", "reservo",
+	// "Done — Thursday 8 am and Friday 7:30 am", "Listo: jueves a las
+	// 10", "C'est fait, mardi 9h", "Erledigt: Freitag 14 Uhr", "ho gaya,
+	// kal 11 baje"; a date held for the visitor ("den Seesaal für den
+	// 12.12. optioniert", "I've put a hold on Friday").
+	"done", "listo", "lista", "hecho", "feito", "pronto", "fait", "erledigt", "optioniert", "geblockt", "blockiert", "hold", "held",
 })
 
 // confirmsBooking: a statement by the bot that the visitor is booked,
