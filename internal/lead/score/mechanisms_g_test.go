@@ -131,3 +131,38 @@ func TestBotDoneWithSlot(t *testing.T) {
 		}
 	}
 }
+
+// TestMeasuresAreNotMoney: a number followed by a unit of distance,
+// weight, area or energy is a measure ("190 mil km", "92k miles", "6 mil
+// kg"), not money.
+func TestMeasuresAreNotMoney(t *testing.T) {
+	for _, s := range []string{
+		"um Golf 1.6 tdi de 2015 com 190 mil km",
+		"i'd trade in my 2016 civic, 92k miles",
+		"12 paletes de cosmético, uns 6 mil kg no total",
+	} {
+		for _, f := range read("", s).findings {
+			if f.f == fBudget && f.level > 0 {
+				t.Errorf("%q: read as money (%s)", s, f.reading)
+			}
+		}
+	}
+}
+
+// TestUndecidedBetween: undecided between two offers compares them.
+func TestUndecidedBetween(t *testing.T) {
+	for _, s := range []string{
+		"ainda não sei, estou indeciso entre este e o Toyota C-HR",
+		"j'hésite entre vous et un autre cabinet",
+		"ich schwanke zwischen euch und einem anderen Anbieter",
+		"estoy dudando entre este plan y el de la competencia",
+	} {
+		ok := false
+		for _, f := range read("", s).findings {
+			ok = ok || (f.f == fEval && f.level >= 55)
+		}
+		if !ok {
+			t.Errorf("%q: not read as a comparison", s)
+		}
+	}
+}

@@ -363,7 +363,7 @@ func moneyFindings(t *turnText, s *sentence, out []finding) ([]finding, []amount
 				order: orderOf(t.index, am.start), quote: quoteOf(t, s, am.start, end), offScope: t.offScope})
 			continue
 		}
-		if am.currency == "" && !moneyCue && am.end < s.tokEnd && (sizeNounSet[t.toks[am.end].norm] || volumeNouns[t.toks[am.end].norm]) {
+		if am.currency == "" && !moneyCue && am.end < s.tokEnd && (sizeNounSet[t.toks[am.end].norm] || volumeNouns[t.toks[am.end].norm] || measureUnits[t.toks[am.end].norm]) {
 			// "2 mil empleados", "cinco mil clientes", "10k users": a
 			// count of the noun that follows, not money.
 			continue
@@ -692,3 +692,12 @@ func countPerPeriod(toks []token, k, hi int) (int, bool) {
 	}
 	return 0, false
 }
+
+// measureUnits after a number make it a measure, not money: "190 mil km",
+// "600,000 sq ft", "4.2 GWh", "20 toneladas".
+var measureUnits = setOfWords([]string{
+	"km", "kms", "kilometers", "kilometres", "kilometros", "quilometros", "kilometre", "kilometer", "miles", "meilen",
+	"kg", "kgs", "kilos", "tons", "tonnes", "toneladas", "tonnen", "t",
+	"sq", "sqft", "m2", "m²", "qm", "acres", "hectares", "hectareas",
+	"liters", "litres", "litros", "liter", "kwh", "mwh", "gwh", "kw", "mw", "kwp", "gb", "tb",
+})
