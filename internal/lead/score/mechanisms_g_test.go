@@ -166,3 +166,22 @@ func TestUndecidedBetween(t *testing.T) {
 		}
 	}
 }
+
+// TestAsksWhatIsIncluded: asking whether something is included, in the
+// forms each language uses, evaluates the offering.
+func TestAsksWhatIsIncluded(t *testing.T) {
+	for _, s := range []string{
+		"sind meetingräume inklusive?",
+		"ist im team büro strom, internet, kaffee etc dabei?",
+		"e incluem atividades, tipo ver baleias?",
+		"le petit-déjeuner est compris ?",
+	} {
+		ok := false
+		for _, f := range read("", s).findings {
+			ok = ok || (f.f == fEval && f.reading == "asks what is included")
+		}
+		if !ok {
+			t.Errorf("%q: not read as asking what is included", s)
+		}
+	}
+}
