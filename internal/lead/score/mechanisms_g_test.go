@@ -1,6 +1,9 @@
 package score
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestBotTurnsAway: a bot that says its chat is for its customers, or that
 // the business is not buying what the visitor offers, took the visitor for
@@ -182,6 +185,25 @@ func TestAsksWhatIsIncluded(t *testing.T) {
 		}
 		if !ok {
 			t.Errorf("%q: not read as asking what is included", s)
+		}
+	}
+}
+
+// TestRevenueIsSize: the visitor's own revenue is the size of their
+// business, not a budget.
+func TestRevenueIsSize(t *testing.T) {
+	for _, s := range []string{
+		"abhi humara turnover hai around 40 lakh",
+		"we do about $2M in revenue a year",
+		"nosso faturamento é de R$ 500 mil por mês",
+	} {
+		size, budget := false, false
+		for _, f := range read("", s).findings {
+			size = size || (f.f == fSize && strings.HasPrefix(f.reading, "revenue: "))
+			budget = budget || (f.f == fBudget && f.level > 0)
+		}
+		if !size || budget {
+			t.Errorf("%q: size %v, budget %v; want a size and no budget", s, size, budget)
 		}
 	}
 }

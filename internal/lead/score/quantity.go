@@ -394,6 +394,13 @@ func moneyFindings(t *turnText, s *sentence, out []finding) ([]finding, []amount
 			out = append(out, f)
 			continue
 		case notBudget && !budget:
+			if revenueIn(t.toks, s) && !s.question {
+				// "abhi humara turnover hai around 40 lakh", "facturamos
+				// 2 millones al año": the size of the visitor's business,
+				// not what they would spend.
+				f.f, f.level, f.reading = fSize, 60, "revenue: "+text
+				out = append(out, f)
+			}
 			continue
 		case budget:
 			f.level, f.reading = 90, "explicit budget: "+text
@@ -701,3 +708,16 @@ var measureUnits = setOfWords([]string{
 	"sq", "sqft", "m2", "m²", "qm", "acres", "hectares", "hectareas",
 	"liters", "litres", "litros", "liter", "kwh", "mwh", "gwh", "kw", "mw", "kwp", "gb", "tb",
 })
+
+// revenueWords name a business's own sales.
+var revenueWords = setOfWords([]string{"revenue", "revenues", "turnover", "sales", "gmv", "facturacion", "facturamos", "ingresos", "ventas",
+	"vendas", "faturamento", "faturamos", "receita", "chiffre", "umsatz", "jahresumsatz", "ventes"})
+
+func revenueIn(toks []token, s *sentence) bool {
+	for i := s.tokStart; i < s.tokEnd; i++ {
+		if revenueWords[toks[i].norm] {
+			return true
+		}
+	}
+	return false
+}
