@@ -53,8 +53,6 @@ var intlBudgetRules = []rule{
 	r("willing to pay", "{dispostos a|disposto a|disposta a|podemos|posso|queremos} {pagar|investir|gastar}", o(fBudget, 70)),
 	r("asks the price", "{quanto custa|quanto sai|quanto fica|qual o preco|qual e o preco|qual o valor|preco|precos|valores|planos e precos}", o(fBudget, 30), o(fIntent, 45)),
 	r("asks the price", "{quanto e|quanto seria|quanto custaria|quanto cobram|quanto voces cobram|qual seria o valor}", o(fBudget, 30), o(fIntent, 45)),
-	// European Portuguese: "quanto está?", "quanto fica?", "a como está?".
-	r("asks the price", "{quanto esta|quanto estao|quanto ficava|a como esta|a como e}", o(fBudget, 30), o(fIntent, 45)).question(),
 	r("asks for a quote", "{cotacao|proposta comercial|uma proposta|um orcamento|mandar um orcamento|enviar um orcamento}", o(fBudget, 55), o(fIntent, 70)),
 	r("too expensive", "{muito caro|caro demais|muito cara|fora do orcamento|acima do orcamento|nao cabe no orcamento}", o(fBudget, 0)).deny(),
 	r("no budget", "{sem orcamento|sem verba|nao temos orcamento|nao temos verba|nao ha verba}", o(fBudget, 0)).deny(),
@@ -251,10 +249,6 @@ var intlIntentRules = []rule{
 // it costs at their size. They show interest and, with the visitor's own
 // context (fFit), a need.
 var evalRules = []rule{
-	// Undecided between two offers: "estou indeciso entre este e o Toyota
-	// C-HR", "dudando entre", "j'hésite entre", "ich schwanke zwischen",
-	// "torn between".
-	r("compares vendors", "{indeciso entre|indecisa entre|indecisos entre|dudando entre|dudo entre|duvida entre|na duvida entre|hesite entre|je hesite entre|on hesite entre|hesitons entre|schwanke zwischen|schwanken zwischen|unentschlossen zwischen|unschlussig zwischen|torn between|undecided between|stuck between}", o(fEval, 60), o(fNeed, 50), o(fProcess, 50)),
 	// English.
 	r("asks for a trial", "{free trial|trial|pilot|pilot project|proof of concept|poc|test drive|sandbox|try it|try you|try this|trial run|test it|test you|try out|trying out|testing you|testing it}", o(fEval, 65), o(fNeed, 55), o(fIntent, 55)),
 	r("compares vendors", "{comparing|compare|evaluating|shortlisting|shortlisted|deciding between|choosing between} .. {you|your|tools|vendors|options|solutions|providers|platforms|alternatives|chatbots|bots|competitors}", o(fEval, 65), o(fNeed, 55), o(fCriteria, 55), o(fProcess, 55)),
@@ -425,10 +419,6 @@ var disqualifierIntlRules = []rule{
 	// "I wanted to know", "quería saber", "je voulais savoir": a question
 	// is coming, not a need.
 	suppress("{want to|wanted to|would like to|wanna|queria|quiero|queriamos|quisiera|me gustaria|gostaria de|queria|quero|je voulais|je voudrais|je veux|ich wollte|ich mochte|ich wurde gerne} {know|ask|check|saber|preguntar|consultar|perguntar|savoir|demander|wissen|fragen|erfragen}", fNeed),
-	// "I just wanted to mention", "solo quería comentar", "queria avisar",
-	// "je voulais vous dire", "ich wollte nur sagen": a message is coming,
-	// not a need.
-	suppress("{want to|wanted to|would like to|queria|quiero|quisiera|queriamos|gostaria de|quero|je voulais|je voudrais|ich wollte|ich mochte|wir wollten} {just|only|solo|so|apenas|juste|seulement|nur|} {tell|mention|say|let|inform|comentar|comentarte|comentarle|comentaros|decir|decirte|decirle|mencionar|avisar|avisarte|avisarle|contar|contarte|contarle|informar|dizer|falar|dire|signaler|mentionner|informer|sagen|erwahnen|mitteilen|informieren|bescheid}", fNeed),
 	suppress("{queria|quiero|queriamos|quisiera} {ver|saber|entender} como lo {hacen|haceis}", fNeed),
 	suppress("{queria|quero|queriamos|gostaria de} {ver|saber|entender} como {voces|vcs} {fazem|trabalham}", fNeed),
 	suppress("{je voulais|je veux|je voudrais} {voir|savoir|comprendre} comment vous {faites|travaillez}", fNeed),

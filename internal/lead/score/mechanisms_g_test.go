@@ -33,25 +33,6 @@ func TestBotTurnsAway(t *testing.T) {
 	}
 }
 
-// TestAnnouncingIsNoNeed: "solo quería comentar", "I just wanted to
-// mention" announce a message; they state no need.
-func TestAnnouncingIsNoNeed(t *testing.T) {
-	for _, s := range []string{
-		"Solo quería comentar que este mes tenemos promo",
-		"I just wanted to mention that our rates go up next month",
-		"Je voulais juste vous dire que nous avons une offre",
-		"Ich wollte nur sagen, dass wir ein Angebot haben",
-		"Queria avisar que temos uma promoção",
-	} {
-		a := analyse(Input{Transcript: []Turn{{Role: RoleVisitor, Text: s}}})
-		for _, f := range a.findings {
-			if f.f == fNeed && f.level > 0 {
-				t.Errorf("%q: read as a need (%s)", s, f.reading)
-			}
-		}
-	}
-}
-
 // TestDeadlineIsNotLater: "au plus tard", "a más tardar", "at the latest"
 // and "before the year's end" set a deadline; the "later" inside them is
 // not a purchase put off.
@@ -148,24 +129,6 @@ func TestMeasuresAreNotMoney(t *testing.T) {
 			if f.f == fBudget && f.level > 0 {
 				t.Errorf("%q: read as money (%s)", s, f.reading)
 			}
-		}
-	}
-}
-
-// TestUndecidedBetween: undecided between two offers compares them.
-func TestUndecidedBetween(t *testing.T) {
-	for _, s := range []string{
-		"ainda não sei, estou indeciso entre este e o Toyota C-HR",
-		"j'hésite entre vous et un autre cabinet",
-		"ich schwanke zwischen euch und einem anderen Anbieter",
-		"estoy dudando entre este plan y el de la competencia",
-	} {
-		ok := false
-		for _, f := range read("", s).findings {
-			ok = ok || (f.f == fEval && f.level >= 55)
-		}
-		if !ok {
-			t.Errorf("%q: not read as a comparison", s)
 		}
 	}
 }
