@@ -170,3 +170,24 @@ func TestRevenueIsSize(t *testing.T) {
 		}
 	}
 }
+
+// TestComeBackWhen: a visitor who will come back once something has
+// happened defers the purchase (at most nurture); "if I have questions"
+// and a question defer nothing.
+func TestComeBackWhen(t *testing.T) {
+	for _, c := range []struct {
+		transcript string
+		want       bool
+	}{
+		{"V: was würde das ca kosten?|B: Meist 800–1.500 € im Jahr.|V: oh ok, das lohnt sich bei meinem umsatz noch nicht. wenn das mal mehr wird, komm ich vielleicht auf euch zurück", true},
+		{"V: una app tipo marketplace, la necesito YA|B: Suele costar entre 35.000 € y 60.000 €.|V: lo hablo con mi socio y si eso volvemos cuando haya dinero", true},
+		{"V: germany me free education hota hai na? canada kitna mehenga hai?|B: Canada mein approx 25-35 lakh per year.|V: ok. 11th me aa jayegi tab contact karenge", true},
+		{"V: we need 20 seats next month, what does it cost?|B: $40 per seat.|V: great, I'll get back to you if I have questions", false},
+		{"V: we need 20 seats next month, what does it cost?|B: $40 per seat.|V: can I come back when I have the numbers?", false},
+	} {
+		_, got := deferred(analyse(Input{Transcript: convo(c.transcript)}))
+		if got != c.want {
+			t.Errorf("%q: deferred %v, want %v", c.transcript, got, c.want)
+		}
+	}
+}

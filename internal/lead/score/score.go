@@ -285,6 +285,7 @@ func analyse(in Input) *analysis {
 			a.findings, amts = moneyFindings(t, s, a.findings)
 			a.findings = numberFindings(t, s, amts, a.findings)
 			a.findings = timeFindings(t, s, in.Now, a.findings)
+			a.findings = returnWhenFindings(t, s, a.findings)
 			a.findings = roleFindings(t, s, a.findings)
 			a.findings = locationFindings(t, s, a.findings)
 		}

@@ -42,7 +42,7 @@ func deferred(a *analysis) (finding, bool) {
 	// A date or a span of well over a year ("in zwei jahren", "a few
 	// years", "daqui a dois anos") defers the purchase without a refusal
 	// of the present; "eventually" and "someday" name no time.
-	if (!refused || !far) && !yearsAway(t) {
+	if (!refused || !far) && !yearsAway(t) && t.reading != readReturnWhen {
 		return finding{}, false
 	}
 	for _, f := range a.findings {

@@ -359,3 +359,52 @@ func daysUntil(now time.Time, month, day, year int, prep string) float64 {
 func daysIn(year, month int) int {
 	return time.Date(year, time.Month(month)+1, 0, 0, 0, 0, 0, time.UTC).Day()
 }
+
+// readReturnWhen is the reading of a visitor who will come back once
+// something has happened.
+const readReturnWhen = "will come back when ready, later"
+
+var (
+	// Verbs of coming back or getting in touch again, and Hinglish
+	// "then we'll think / see / talk" ("tab sochenge").
+	returnVerbs = setOfWords([]string{
+		"revisit", "volvere", "volvemos", "vuelvo", "volveremos", "volvera", "volto", "voltamos", "voltarei", "voltaremos",
+		"reviens", "reviendrai", "reviendrons", "recontacterai", "recontacterons", "zuruck", "zuruckkommen", "zuruckmelden",
+		"melde", "melden", "sochenge", "dekhenge", "batayenge",
+	})
+	returnPairs = [][2]string{{"come", "back"}, {"get", "back"}, {"reach", "out"}, {"circle", "back"}, {"in", "touch"},
+		{"contact", "karenge"}, {"baat", "karenge"}, {"contact", "karunga"}, {"contact", "you"}}
+	// Conditions of time: when, once; not "if" ("I'll get back to you
+	// if I have questions" defers nothing) and not "after" a dated step.
+	returnConditions = setOfWords([]string{"when", "once", "cuando", "quando", "quand", "lorsque", "wenn", "sobald", "jab", "tab"})
+)
+
+// returnWhenFindings: the visitor will come back once something has
+// happened ("cuando tengamos fecha volvemos", "wenn das mal mehr wird,
+// komm ich auf euch zurück", "I'll come back when I actually know more",
+// "11th me aa jayegi tab contact karenge"): the purchase waits for it, a
+// deferral in every language.
+func returnWhenFindings(t *turnText, s *sentence, out []finding) []finding {
+	if s.question {
+		return out
+	}
+	toks := t.toks
+	ret, when := -1, false
+	for i := s.tokStart; i < s.tokEnd; i++ {
+		n := toks[i].norm
+		when = when || returnConditions[n]
+		if returnVerbs[n] && ret < 0 {
+			ret = i
+		}
+		for _, p := range returnPairs {
+			if ret < 0 && n == p[0] && i+1 < s.tokEnd && toks[i+1].norm == p[1] {
+				ret = i
+			}
+		}
+	}
+	if ret < 0 || !when || isNegated(toks, ret, ret+1) {
+		return out
+	}
+	return append(out, finding{f: fTimeline, level: 15, reading: readReturnWhen, turn: t.index,
+		order: orderOf(t.index, ret), quote: t.text[s.start:s.end], offScope: t.offScope})
+}
