@@ -195,6 +195,10 @@ var intlTimelineRules = []rule{
 	r("later this year", "{a fin de ano|a finales de ano|finales de ano|fin de ano|final de ano|final del ano|fim do ano|final do ano|fin de annee|fin de le annee|ende des jahres|jahresende|zum jahresende|saal ke end|year end tak}", o(fTimeline, 35)),
 	r("next year", "{el ano que viene|el proximo ano|proximo ano|ano que vem|annee prochaine|nachstes jahr|nachsten jahr|im nachsten jahr|proximo ejercicio|nuevo ejercicio|proximo ano fiscal|novo ano fiscal|prochain exercice|nouvel exercice|exercice prochain|neuen geschaftsjahr|neues geschaftsjahr|nachsten geschaftsjahr|nachstes geschaftsjahr|agle financial year|agle saal}", o(fTimeline, 25)),
 	r("someday", "{um dia|algum dia|un dia|algun dia|one day|someday|some day|eines tages|un jour|ek din|kabhi} {quero|queremos|quiero|me gustaria|gostaria|i|we|je|nous|ich|wir|main|hum|zaroor}", o(fTimeline, 15)),
+	// Still saving for it, in every language: the money is not there yet,
+	// the purchase waits for it ("we're saving up", "to juntando ainda",
+	// "wir sparen noch fürs Eigenkapital", "pehle savings karni padegi").
+	r("still saving for it, later", "{we are saving|i am saving|saving up|save up|still need to save|need to save|have to save|still saving|estoy ahorrando|estamos ahorrando|ir ahorrando|tengo que ahorrar|tenemos que ahorrar|estoy juntando|estamos juntando|to juntando|vou juntando|juntando ainda|preciso juntar|precisamos juntar|estou poupando|estamos poupando|preciso poupar|je commence a economiser|je economise|on economise|nous economisons|wir sparen|sparen noch|sparen erst|noch sparen|ich spare|pehle savings|savings karni|savings karna|paise jod|paise jama}", o(fTimeline, 15)),
 	r("later", "{mas adelante|mas tarde|algun dia|en el futuro|mais tarde|mais para frente|futuramente|plus tard|un jour|a le avenir|plus tard dans le annee|spater|irgendwann|in zukunft|zu einem spateren zeitpunkt}", o(fTimeline, 15)),
 	r("has a deadline", "{fecha limite|plazo|prazo|data limite|date limite|echeance|frist|stichtag|deadline}", o(fTimeline, 70), o(fPriority, 75)),
 	// "Fin septembre au plus tard", "a más tardar el viernes", "by Friday

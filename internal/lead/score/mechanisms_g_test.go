@@ -191,3 +191,22 @@ func TestComeBackWhen(t *testing.T) {
 		}
 	}
 }
+
+// TestStillSaving: a visitor still saving for the purchase defers it;
+// a seller's "customers save 20%" is no saving of the visitor's.
+func TestStillSaving(t *testing.T) {
+	for _, c := range []struct {
+		transcript string
+		want       bool
+	}{
+		{"V: how much is a saturday in summer roughly|B: Saturdays in summer start at $18,000.|V: oof ok. still need to save. just looking at pretty places rn", true},
+		{"V: europe trip kitne ka padta hai 2 logo ka?|B: Approx 3.5-4 lakh.|V: hmm mehenga hai. pehle savings karni padegi", true},
+		{"V: franquia custa quanto?|B: O investimento inicial é R$ 250 mil.|V: nossa. to juntando ainda, trabalho de CLT", true},
+		{"V: Mit unserer Lösung sparen Kunden 20 % Leerfahrten. Wer ist bei Ihnen zuständig?", false},
+	} {
+		_, got := deferred(analyse(Input{Transcript: convo(c.transcript)}))
+		if got != c.want {
+			t.Errorf("%q: deferred %v, want %v", c.transcript, got, c.want)
+		}
+	}
+}

@@ -42,7 +42,7 @@ func deferred(a *analysis) (finding, bool) {
 	// A date or a span of well over a year ("in zwei jahren", "a few
 	// years", "daqui a dois anos") defers the purchase without a refusal
 	// of the present; "eventually" and "someday" name no time.
-	if (!refused || !far) && !yearsAway(t) && t.reading != readReturnWhen {
+	if (!refused || !far) && !yearsAway(t) && t.reading != readReturnWhen && t.reading != readSaving {
 		return finding{}, false
 	}
 	for _, f := range a.findings {
@@ -52,6 +52,9 @@ func deferred(a *analysis) (finding, bool) {
 	}
 	return *t, true
 }
+
+// readSaving is the reading of a visitor still saving for the purchase.
+const readSaving = "still saving for it, later"
 
 // yearsAway: the finding puts the purchase well over a year away, by a
 // span or a date.
