@@ -429,6 +429,12 @@ var disqualifierIntlRules = []rule{
 	suppress("{wanted to|want to|would like to} {see|know|understand|learn} how you {do it|guys do it|run it|run things|do things|handle it}", fNeed),
 	suppress("{ich wollte|ich will|wir wollten|ich mochte} {sehen|wissen|verstehen} wie {ihr|sie} das {macht|machen|handhabt|handhaben}", fNeed),
 	r("competitor", "{hum bhi|hum log bhi|humari bhi|hamari bhi} .. {chalate|banate|bechte|offer karte|provide karte|run karte|bana rahe}", o(fCompetitor, 100)),
+	r("competitor", "{hum bhi|hum log bhi} _ .. {chalate|banate|bechte|offer karte|provide karte|run karte|bana rahe}", o(fCompetitor, 100)),
+	// Surveying the market, a rival's own words for it: "mache etwas
+	// Marktrecherche", "einen Marktüberblick verschaffen",
+	// "estou só a fazer benchmark", "un estudio de mercado" (a buyer's
+	// "bas market samajh raha hu" is browsing, not this).
+	r("competitor", "{marktrecherche|marktforschung|marktuberblick|marktanalyse|estudio de mercado|investigacion de mercado|sondeo de mercado|pesquisa de mercado|estudo de mercado|fazer benchmark|fazendo benchmark|a fazer benchmark|etude de marche|etude du marche|faire un benchmark|fais un benchmark}", o(fCompetitor, 100)),
 	r("fishing for business data", "{aapka|aapke|aapki|apka|apke|apki|tumhara|tumhare} .. {margin|margins|tech stack|top clients|client list|revenue|commission|contract rate|supplier|suppliers|vendors|conversion rate}", o(fFishing, 100)),
 	r("fishing for business data", "{kaunsa|konsa|kaun sa|kon sa|kaun kaun} .. {tech stack|software|llm|model|supplier|vendor|clients}", o(fFishing, 100)),
 	r("fishing for business data", "{vos marges|votre marge|vos principaux clients|votre stack|stack technique|ihre marge|ihre margen|ihre grossten kunden|ihr tech stack|sus margenes|su margen|sus principales clientes|sus mayores clientes|suas margens|sua margem|seus principais clientes|seus maiores clientes}", o(fFishing, 100)),

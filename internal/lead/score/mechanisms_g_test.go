@@ -210,3 +210,26 @@ func TestStillSaving(t *testing.T) {
 		}
 	}
 }
+
+// TestMarketResearch: surveying the market in the rival's own words is a
+// competitor's purpose; a buyer "understanding the market" is not.
+func TestMarketResearch(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		want bool
+	}{
+		{"nein, ehrlich gesagt eröffne ich selbst gerade eine kanzlei zwei straßen weiter und mache etwas marktrecherche", true},
+		{"betreiben wir selbst ein Übersetzungsbüro in Leipzig und wollten uns einen Marktüberblick verschaffen", true},
+		{"trabalho na área de produto de uma empresa que faz um software parecido, estou só a fazer benchmark", true},
+		{"nahi actually hum bhi Kota me ek institute chalate hai", true},
+		{"abhi kuch fix nahi hai yaar, bas market samajh raha hu", false},
+	} {
+		got := false
+		for _, f := range read("", c.text).findings {
+			got = got || f.f == fCompetitor
+		}
+		if got != c.want {
+			t.Errorf("%q: competitor %v, want %v", c.text, got, c.want)
+		}
+	}
+}
