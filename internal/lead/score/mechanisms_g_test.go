@@ -233,3 +233,21 @@ func TestMarketResearch(t *testing.T) {
 		}
 	}
 }
+
+// TestGermanRefusals: the separable and noun forms of a German refusal
+// ("geben wir nicht heraus", "machen wir keine Angaben") refuse as
+// "teilen wir nicht" does; a price the bot gives refuses nothing.
+func TestGermanRefusals(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		want bool
+	}{
+		{"Interne Abläufe und Kennzahlen geben wir nicht heraus.", true},
+		{"Zu Löhnen und Kunden machen wir keine Angaben.", true},
+		{"Für technische Fachübersetzungen liegt unser Wortpreis bei 0,14–0,18 €.", false},
+	} {
+		if got := botRoutes(c.text, "de")&routeRefuse != 0; got != c.want {
+			t.Errorf("%q: refusal %v, want %v", c.text, got, c.want)
+		}
+	}
+}

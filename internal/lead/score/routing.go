@@ -88,7 +88,7 @@ var (
 		"informacion", "datos", "detalles", "cifras", "numeros", "direcciones", "configuracion",
 		"informacao", "informacoes", "dados", "detalhes", "enderecos", "configuracao",
 		"informations", "donnees", "coordonnees", "chiffres", "adresses",
-		"informationen", "daten", "angaben", "zahlen", "kontaktdaten", "adressen", "konfiguration",
+		"informationen", "daten", "angaben", "zahlen", "kennzahlen", "umsatzzahlen", "kontaktdaten", "adressen", "konfiguration",
 		"jaankari", "jankari",
 		// What a rival fishes for: client lists, margins, pay.
 		"list", "lists", "margins", "compensation", "salaries", "listas", "margenes", "margens", "salarios",
@@ -141,7 +141,9 @@ func botRoutes(text, lang string) route {
 			if routeVerbsFirst[n] || (routeVerbsEn[n] && routedByMe(toks, i, lo, hi)) {
 				verb = append(verb, i)
 			}
-			share = share || shareVerbs[n]
+			// German separable and noun forms: "geben wir nicht heraus",
+			// "machen wir keine Angaben".
+			share = share || shareVerbs[n] || n == "heraus" || (n == "angaben" && i > lo && toks[i-1].norm == "keine")
 			neg = neg || refusalNegators[n]
 			private = private || privateWords[n]
 			info = info || infoWords[n]
