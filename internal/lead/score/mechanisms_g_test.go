@@ -251,3 +251,22 @@ func TestGermanRefusals(t *testing.T) {
 		}
 	}
 }
+
+// TestSaysExistingPatient: a visitor who says they are already this
+// business's patient, member or client is an existing customer.
+func TestSaysExistingPatient(t *testing.T) {
+	for _, s := range []string{
+		"namaste ji. main aapka purana client hu, Manish Agarwal, hardware shop.",
+		"hola, soy paciente vuestro.",
+		"ich bin schon Patientin bei Ihnen",
+		"hey, im already a client.",
+	} {
+		ok := false
+		for _, f := range read("", s).findings {
+			ok = ok || f.f == fSupport
+		}
+		if !ok {
+			t.Errorf("%q: not read as an existing customer", s)
+		}
+	}
+}
