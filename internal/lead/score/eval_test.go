@@ -181,8 +181,9 @@ var goals = map[string]goal{
 	// floor under today's figure is enforced (see testdata/README.md).
 	// After the cross-validated mechanisms of 2026-11-26 (lexicon-4; the
 	// half was read for them, so the figure is in-sample): 54/67 (80.6%),
-	// 3 two tiers off.
-	setTest: {accuracy: 0.78},
+	// 3 two tiers off. After the set G round (its spent misses read for
+	// evidence, so in-sample): 57/67 (85.1%), 3 two tiers off.
+	setTest: {accuracy: 0.83},
 	// First run, 2026-11-25, before any rule for these languages: 43/55
 	// (78.2%), two tiers off 2; de 79%, fr 72%, hi-en 83%. After issue 17's
 	// work on French, German and Hinglish (tuned on this half, so the figure
@@ -195,7 +196,9 @@ var goals = map[string]goal{
 	// de 71%, fr 72%, hi-en 72%. The goals do not hold; a floor under it.
 	// After lexicon-4 (read for it, in-sample): 47/53 (88.7%), 1 two
 	// tiers off. After the set D round (not read for it): 48/53 (90.6%).
-	setTestB: {accuracy: 0.88},
+	// After the set G round (read for evidence, in-sample): 49/53 (92.5%),
+	// none two tiers off.
+	setTestB: {accuracy: 0.90},
 	// First run, 2026-11-26, before any rule work on it: 87/121 (71.9%),
 	// two tiers off 8; de 75%, en 73%, es 76%, fr 72%, hi-en 63%, pt 71%.
 	// After the third round of rule work (tuned while reading this half, so
@@ -226,8 +229,9 @@ var goals = map[string]goal{
 	// development half (98.3% in-sample): 90/119 (75.6%), two tiers off 7;
 	// de 81%, en 73%, es 79%, fr 72%, hi-en 76%, pt 74% (refined by the
 	// rubric-following fake model: 96/119, 80.7%, 3 two tiers off). The
-	// goals do not hold; a floor under it.
-	setTestD: {accuracy: 0.73},
+	// goals do not hold; a floor under it. After the set G round (read for
+	// evidence, in-sample): 97/119 (81.5%), 5 two tiers off.
+	setTestD: {accuracy: 0.79},
 	// First run, 2026-11-26, before any rule work on it (written blind
 	// after the set D round; the set D rules never saw it): 91/120 (75.8%),
 	// two tiers off 7; de 70%, en 80%, es 75%, fr 85%, hi-en 70%, pt 75%.
@@ -239,13 +243,16 @@ var goals = map[string]goal{
 	// asked for an emergency technician as the owner, labelled sql) has no
 	// general reading yet, so the two-tiers-off goal is not enforced on
 	// this half; no other set may gain such a case (their goals hold it).
-	setDevE: {accuracy: 0.92, perLanguage: 0.85},
+	// After the set G round: 114/120 (95.0%), one two tiers off.
+	setDevE: {accuracy: 0.93, perLanguage: 0.85},
 	// Moved in from outside the repository and run once, 2026-11-26, after
 	// the rule work on the E development half (94.2% in-sample): 95/120
 	// (79.2%), two tiers off 5; de 60%, en 85%, es 95%, fr 90%, hi-en 70%,
 	// pt 75% (refined by the rubric-following fake model: 101/120, 84.2%,
-	// 4 two tiers off). The goals do not hold; a floor under it.
-	setTestE: {accuracy: 0.77},
+	// 4 two tiers off). The goals do not hold; a floor under it. After the
+	// set G round (read for evidence, in-sample): 103/120 (85.8%), 3 two
+	// tiers off; de 70%, en 85%, es 95%, fr 90%, hi-en 95%, pt 80%.
+	setTestE: {accuracy: 0.84},
 	// First run, 2026-11-26, before any rule work on it (written blind
 	// after the set E round; the set E rules never saw it): 84/120 (70.0%),
 	// two tiers off 11; de 55%, en 70%, es 90%, fr 80%, hi-en 70%, pt 55%.
@@ -254,19 +261,26 @@ var goals = map[string]goal{
 	// tiers off; de 80%, en 80%, es 95%, fr 90%, hi-en 80%, pt 75%. A floor
 	// a little under it, with a per-language floor and the two-tiers-off
 	// goal.
-	setDevF: {accuracy: 0.81, perLanguage: 0.70, noTwoOff: true},
+	// After the set G round: 103/120 (85.8%), none two tiers off.
+	setDevF: {accuracy: 0.84, perLanguage: 0.75, noTwoOff: true},
 	// Moved in from outside the repository and run once, 2026-11-26, after
 	// the rule work on the F development half (83.3% in-sample): 84/120
 	// (70.0%), two tiers off 15; de 65%, en 60%, es 75%, fr 70%, hi-en 80%,
 	// pt 70% (refined by the rubric-following fake model: 90/120, 75.0%, 13
 	// two tiers off). The same as the development half's first run before
-	// the round (84/120): the round did not carry. A floor under it.
-	setTestF: {accuracy: 0.68},
+	// the round (84/120): the round did not carry. A floor under it. After
+	// the set G round (read for evidence, in-sample): 90/120 (75.0%), 14
+	// two tiers off.
+	setTestF: {accuracy: 0.73},
 	// First run, 2026-11-26, before any rule work on it (written blind
 	// after the set F round; the rules never saw it): 95/120 (79.2%), two
-	// tiers off 6; de 65%, en 75%, es 85%, fr 80%, hi-en 80%, pt 90%. A
-	// floor under it.
-	setDevG: {accuracy: 0.77},
+	// tiers off 6; de 65%, en 75%, es 85%, fr 80%, hi-en 80%, pt 90%. After
+	// the set G round (tuned while reading this half, so the figure is
+	// in-sample; testdata/README.md, "Set G"): 108/120 (90.0%), 3 two tiers
+	// off; de 90%, en 90%, es 90%, fr 95%, hi-en 85%, pt 90%. A floor a
+	// little under it, with a per-language floor; the three cases two tiers
+	// off have no general reading yet, so that goal is not enforced here.
+	setDevG: {accuracy: 0.88, perLanguage: 0.80},
 }
 
 // evalReport is one set's outcome.
