@@ -83,6 +83,8 @@ func TestOrderNumberNamed(t *testing.T) {
 		{"V: yes. order #PH-48213, business cards came out PURPLE not blue.|B: I can request a free reprint with express shipping, or a refund if you prefer.|V: reprint please, need them by monday", TierUnqualified},
 		{"V: WHERE IS MY MATTRESS. order DW-558201. was supposed to come tuesday|B: I can have it delivered on Friday.|V: friday??", TierUnqualified},
 		{"V: me llego la mesa con una pata rota!!! pedido 55821", TierUnqualified},
+		{"V: wo bleibt mein sofa?? bestellung 100-48217, liefertermin war letzte woche", TierUnqualified},
+		{"V: ich hab vor 3 wochen meine kopfhörer zurückgeschickt und noch immer kein geld!!! bestellung 2024-77193", TierUnqualified},
 	} {
 		if r := Score(qual("bant"), Input{Transcript: convo(c.transcript)}); r.Tier != c.want {
 			t.Errorf("%q: %s, want %s (%s)", c.transcript, r.Tier, c.want, r.Summary)

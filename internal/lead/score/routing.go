@@ -564,12 +564,25 @@ func referenceNamed(t *turnText) (string, bool) {
 			for j < s.tokEnd && j <= i+3 && (refIDs[t.toks[j].norm] || digitsIn(t.text[t.toks[j].start:t.toks[j].end]) == 0 && len(t.toks[j].norm) <= 2) {
 				j++ // "number", "id", "n°", "#"
 			}
-			if j < s.tokEnd && digitsIn(t.text[t.toks[j].start:t.toks[j].end]) >= 4 && !t.toks[j].year {
+			if j < s.tokEnd && codeDigits(t, j, s.tokEnd) {
 				return t.text[s.start:s.end], true
 			}
 		}
 	}
 	return "", false
+}
+
+// codeDigits: the tokens from j, joined by nothing, a hyphen or a slash
+// ("100-48217", "2024-77193", "RE-118734"), form a code of four digits or
+// more that is not a lone year.
+func codeDigits(t *turnText, j, end int) bool {
+	n := digitsIn(t.text[t.toks[j].start:t.toks[j].end])
+	k := j
+	for k+1 < end && t.toks[k+1].start >= t.toks[k].end && t.toks[k+1].start-t.toks[k].end <= 1 && strings.Trim(t.text[t.toks[k].end:t.toks[k+1].start], "-/") == "" {
+		k++
+		n += digitsIn(t.text[t.toks[k].start:t.toks[k].end])
+	}
+	return n >= 4 && !(k == j && t.toks[j].year)
 }
 
 func digitsIn(w string) int {
