@@ -230,7 +230,7 @@ var goals = map[string]goal{
 	// de 81%, en 73%, es 79%, fr 72%, hi-en 76%, pt 74% (refined by the
 	// rubric-following fake model: 96/119, 80.7%, 3 two tiers off). The
 	// goals do not hold; a floor under it. After the set G round (read for
-	// evidence, in-sample): 97/119 (81.5%), 5 two tiers off.
+	// evidence, in-sample): 98/119 (82.4%), 4 two tiers off.
 	setTestD: {accuracy: 0.79},
 	// First run, 2026-11-26, before any rule work on it (written blind
 	// after the set D round; the set D rules never saw it): 91/120 (75.8%),
@@ -250,8 +250,8 @@ var goals = map[string]goal{
 	// (79.2%), two tiers off 5; de 60%, en 85%, es 95%, fr 90%, hi-en 70%,
 	// pt 75% (refined by the rubric-following fake model: 101/120, 84.2%,
 	// 4 two tiers off). The goals do not hold; a floor under it. After the
-	// set G round (read for evidence, in-sample): 103/120 (85.8%), 3 two
-	// tiers off; de 70%, en 85%, es 95%, fr 90%, hi-en 95%, pt 80%.
+	// set G round (read for evidence, in-sample): 104/120 (86.7%), 2 two
+	// tiers off; de 75%, en 85%, es 95%, fr 90%, hi-en 95%, pt 80%.
 	setTestE: {accuracy: 0.84},
 	// First run, 2026-11-26, before any rule work on it (written blind
 	// after the set E round; the set E rules never saw it): 84/120 (70.0%),
