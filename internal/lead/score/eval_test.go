@@ -281,6 +281,15 @@ var goals = map[string]goal{
 	// little under it, with a per-language floor; the three cases two tiers
 	// off have no general reading yet, so that goal is not enforced here.
 	setDevG: {accuracy: 0.88, perLanguage: 0.80},
+	// Moved in from outside the repository and run once, 2026-11-26, after
+	// the rule work on the G development half (90.0% in-sample): 102/120
+	// (85.0%), two tiers off 3; de 85%, en 85%, es 75%, fr 85%, hi-en 90%,
+	// pt 90% (refined by the rubric-following fake model: 105/120, 87.5%, 3
+	// two tiers off). The code before the round scores it the same, 102/120
+	// (es 70%, de 90%): the round did not move it. Accuracy meets issue
+	// 17's 85%; the two-tiers-off and per-language goals do not hold. A
+	// floor under it.
+	setTestG: {accuracy: 0.83},
 }
 
 // evalReport is one set's outcome.
