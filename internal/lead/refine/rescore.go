@@ -316,7 +316,7 @@ const (
 	reasonEngaged  = "The visitor engaged with the offering, so at least nurture."
 	reasonMeeting  = "The visitor booked a meeting: they asked for sales time, so at least mql."
 	reasonNotNow   = "The visitor's latest word on timing is that it is not now (no rush, next year): at most mql."
-	reasonDeferred = "The visitor said not now and put the purchase a year or more away (or later): at most nurture."
+	reasonDeferred = score.ReasonDeferred
 )
 
 // rescore recomputes Score, Tier and Overrides of r, whose dimensions were

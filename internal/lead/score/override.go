@@ -108,7 +108,7 @@ func applyOverrides(r *Result, a *analysis, sig Signals, th bot.Thresholds) {
 		set("browsing", "The visitor's latest word on their need is a denial, so at most nurture.", th.MQL-1, []Evidence{quoteEvidence(f)})
 	}
 	if f, ok := deferred(a); ok && r.Score >= th.MQL {
-		set(RuleDeferred, "The visitor said not now and put the purchase a year or more away (or later): at most nurture.", th.MQL-1, []Evidence{quoteEvidence(f)})
+		set(RuleDeferred, ReasonDeferred, th.MQL-1, []Evidence{quoteEvidence(f)})
 	}
 	if f, ok := freePlanOnly(a); ok && r.Score >= th.MQL {
 		set("free_plan", "The visitor's latest word on money is that they want the free plan, so at most nurture (a product-led sign-up, not a sales lead yet).", th.MQL-1, []Evidence{quoteEvidence(f)})

@@ -15,6 +15,11 @@ const (
 	RuleDeferred      = "deferred"
 )
 
+// ReasonDeferred is the override reason of RuleDeferred: a purchase put
+// off a year or more, or until something still to happen (savings, money
+// coming in, coming back once a step is done).
+const ReasonDeferred = "The visitor put the purchase off: a year or more away, or until something still to happen (saving up, coming back later): at most nurture."
+
 // readNotNow is the reading of "not now", "agora não dá", "wir warten bis".
 const readNotNow = "not now"
 
