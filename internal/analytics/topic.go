@@ -18,8 +18,9 @@ type lexIndex struct {
 	// stems: a lexicon word's stem (retrieval.QuestionTerms) → its
 	// concepts, for inflections and for topics stored by older versions.
 	stems map[string][]string
-	// near finds a stem within one or two edits of a misspelt term.
-	near *nearIndex
+	// near finds a stem within one or two edits of a misspelt term;
+	// nearGeneric a generic word.
+	near, nearGeneric *nearIndex
 	// weight of each concept name; generic stems weigh wGeneric.
 	weight  map[string]float64
 	generic map[string]bool
@@ -65,19 +66,22 @@ func lexicalIndex() *lexIndex {
 				}
 			}
 		}
-		concepts := slices.Concat(lexicon, domainConcepts)
+		concepts := slices.Concat(lexicon, domainConcepts, moreConcepts)
 		for i, c := range concepts {
 			x.weight[c.name] = c.weight
 			x.conceptID[c.name] = int32(i)
 		}
 		x.related = make([][]relation, len(concepts))
-		for _, r := range relatedConcepts {
+		for _, r := range slices.Concat(relatedConcepts, moreRelated) {
 			a, b := x.conceptID[r.a], x.conceptID[r.b]
 			x.related[a] = append(x.related[a], relation{b, float32(r.f)})
 			x.related[b] = append(x.related[b], relation{a, float32(r.f)})
 		}
 		for _, phrase := range slices.Sorted(mapKeys(compounds)) {
 			add(phrase, compounds[phrase])
+		}
+		for _, phrase := range slices.Sorted(mapKeys(moreCompounds)) {
+			add(phrase, moreCompounds[phrase])
 		}
 		for _, c := range lexicon {
 			for _, w := range c.words {
@@ -96,7 +100,17 @@ func lexicalIndex() *lexIndex {
 				add(w, []string{c.name})
 			}
 		}
-		for _, w := range slices.Concat(generic, domainGeneric) {
+		for _, name := range slices.Sorted(mapKeys(moreWords)) {
+			for _, w := range moreWords[name] {
+				add(w, []string{name})
+			}
+		}
+		for _, c := range moreConcepts {
+			for _, w := range c.words {
+				add(w, []string{c.name})
+			}
+		}
+		for _, w := range slices.Concat(generic, domainGeneric, moreGeneric) {
 			for _, t := range retrieval.QuestionTerms(w) {
 				if _, known := x.stems[t]; !known {
 					x.generic[t] = true
@@ -115,6 +129,7 @@ func lexicalIndex() *lexIndex {
 			x.stems[name] = []string{name}
 		}
 		x.near = newNearIndex(slices.Sorted(mapKeys(x.stems)))
+		x.nearGeneric = newNearIndex(slices.Sorted(mapKeys(x.generic)))
 		lex = x
 	})
 	return lex
@@ -180,6 +195,15 @@ func (x *lexIndex) conceptsOf(term string) ([]string, bool) {
 	return nil, false
 }
 
+// nearGenericOf is the generic word a term of five or more bytes
+// misspells, if any.
+func (x *lexIndex) nearGenericOf(term string) (string, bool) {
+	if len(term) < 5 || x.generic[term] {
+		return "", false
+	}
+	return x.nearGeneric.find(term)
+}
+
 // maxTopicTerms bounds a topic: the first terms of a long message say
 // what it is about.
 const maxTopicTerms = 8
@@ -199,7 +223,10 @@ const (
 // terms (retrieval.QuestionTerms: stop words and question frames dropped,
 // stemmed), distinct and sorted, joined by spaces, at most 8. Phrases are
 // found on the words as typed, single words also by stem and by near
-// spelling. Near questions are merged when read (grouping). "" for a
+// spelling. The writer's greeting and self-introduction are left out
+// (topic_intro.go), and a concept a narrower one of the question makes
+// redundant ("unsubscribe from your emails" is about the newsletter, not a
+// subscription). Near questions are merged when read (grouping). "" for a
 // message without content ("hi", "thanks").
 func Topic(question string) string {
 	x := lexicalIndex()
@@ -221,7 +248,12 @@ func Topic(question string) string {
 		}
 	}
 	var rest []string
+	intro := x.introduced(words)
 	for i := 0; i < len(words); {
+		if intro != nil && intro[i] {
+			i++
+			continue
+		}
 		if i > 0 && personTitles[words[i-1]] && !x.known(words[i]) {
 			i++ // a name ("dr lee", "mrs patel"): who, not what
 			continue
@@ -247,9 +279,18 @@ func Topic(question string) string {
 			for _, c := range cs {
 				addTerm(c)
 			}
+		} else if g, ok := x.nearGenericOf(t); ok {
+			addTerm(g) // "tomorow", "recieved": as light as the word meant
 		} else {
 			addTerm(t)
 		}
+	}
+	var broader []string
+	for _, t := range out {
+		broader = append(broader, narrower[t]...)
+	}
+	if broader != nil {
+		out = slices.DeleteFunc(out, func(s string) bool { return slices.Contains(broader, s) })
 	}
 	slices.Sort(out)
 	return strings.Join(out, " ")

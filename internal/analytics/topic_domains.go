@@ -32,7 +32,7 @@ var domainWords = map[string][]string{
 		"bank holiday", "public holiday", "public holidays", "christmas hours", "holiday opening",
 		"late night", "open late"},
 	"job": {"salary", "salaries", "wage", "wages", "pay rate", "interview", "interviews", "hiring process",
-		"recruiter", "part time", "full time", "volunteer", "volunteering", "apprenticeship",
+		"recruiter", "part time", "full time", "apprenticeship",
 		"apprenticeships", "graduate scheme", "work experience", "placement", "placements"},
 	"speak": {"reach out", "contact form", "write to you", "email you", "message you", "get back to me",
 		"call me back", "callback", "call back"},

@@ -25,6 +25,7 @@ const (
 	wProblem = 1.3 // "isn't working", "error": a report of a fault, not a question about the thing
 	wSubject = 1.0
 	wAction  = 0.8
+	wAspect  = 0.65 // "how much": asked of a thing ("how much is shipping"), it weighs less than the thing
 	wFrame   = 0.35
 	wUnknown = 0.5  // a word the lexicon does not know: a product, a place, a name
 	wGeneric = 0.15 // "get", "new", "week", a number: in any question
@@ -32,7 +33,7 @@ const (
 
 var lexicon = []concept{
 	// money
-	{"price", wSubject, []string{"price", "prices", "pricing", "priced", "cost", "costs", "costing", "fee", "fees",
+	{"price", wAspect, []string{"price", "prices", "pricing", "priced", "cost", "costs", "costing", "fee", "fees",
 		"charge", "charges", "rate", "rates", "expensive", "cheap", "cheaper", "cheapest", "affordable", "quote",
 		"quotation", "tariff", "how much", "how much is", "how much does", "how much do", "price list", "pricelist",
 		"rate card", "per month", "per year", "per person", "per night", "per hour", "precio", "precios", "cuanto",
@@ -44,7 +45,7 @@ var lexicon = []concept{
 	{"paymethod", wSubject, []string{"payment method", "payment methods", "payment options", "payment option",
 		"ways to pay", "pay with", "pay by", "pay in cash", "visa", "mastercard", "amex", "american express", "paypal",
 		"apple pay", "google pay", "gpay", "venmo", "zelle", "bank transfer", "wire transfer", "direct debit", "cash",
-		"cheque", "crypto", "bitcoin", "ideal", "sepa", "maestro", "discover card", "stripe", "alipay", "wechat pay", "pay by card", "card payments", "card payment", "contactless", "interac", "checks", "pay cash", "debit", "accept cards", "forms of payment", "form of payment", "how can i pay", "how do i pay"}},
+		"cheque", "crypto", "bitcoin", "ideal", "sepa", "maestro", "discover card", "stripe", "alipay", "wechat pay", "pay by card", "card payments", "card payment", "contactless", "interac", "pay cash", "debit", "accept cards", "forms of payment", "form of payment", "how can i pay", "how do i pay"}},
 	{"installment", wSubject, []string{"installment", "installments", "instalment", "instalments", "payment plan",
 		"payment plans", "pay monthly", "monthly payments", "monthly payment", "pay later", "buy now pay later",
 		"bnpl", "klarna", "afterpay", "affirm", "clearpay", "sezzle", "zip pay", "split payment", "split the payment",
@@ -98,7 +99,7 @@ var lexicon = []concept{
 	{"missing", wSubject, []string{"missing", "lost", "lose", "losing", "misplaced", "stolen", "theft", "stole",
 		"cant find", "left out"}},
 	{"size", wSubject, []string{"size", "sizes", "sizing", "size chart", "size guide", "fit", "fits", "fitting",
-		"true to size", "runs small", "runs large", "measurements", "measure", "length", "width", "xl", "xs", "talla", "taille", "größe", "which size", "what size", "tight", "loose", "runs big", "size up", "size down", "fit guide"}},
+		"true to size", "runs small", "runs large", "measurements", "measure", "width", "xl", "xs", "talla", "taille", "größe", "which size", "what size", "tight", "loose", "runs big", "size up", "size down", "fit guide"}},
 	{"stock", wSubject, []string{"stock", "in stock", "out of stock", "instock", "sold out", "back in stock",
 		"restock", "restocked", "restocking", "inventory", "available to buy", "have any left", "any left",
 		"still available", "still for sale", "still on sale", "discontinued", "preorder", "pre order",
@@ -128,7 +129,7 @@ var lexicon = []concept{
 	{"signup", wSubject, []string{"sign up", "signup", "signing up", "create an account", "create account",
 		"make an account", "open an account", "new account", "register", "registering", "registration",
 		"join", "joining", "become a member", "onboarding", "registrarse"}},
-	{"email", wSubject, []string{"email", "emails", "e mail", "email address", "mail address", "correo",
+	{"email", wSubject, []string{"email", "e mail", "email address", "mail address", "correo",
 		"courriel"}},
 	{"change", wAction, []string{"change", "changing", "changed", "update", "updating", "modify", "edit",
 		"amend", "switch", "alter", "correct", "fix", "move", "cambiar", "changer", "ändern"}},
@@ -140,14 +141,14 @@ var lexicon = []concept{
 		"compliant", "compliance", "confidential", "confidentiality", "safe", "safely", "stored", "store my data",
 		"sell my data", "share my data", "cookies", "tracking cookies", "privacidad", "confidentialité", "data security", "data storage", "where is my data", "ssl", "protect", "protected", "breach", "data breach", "who can see my"}},
 	{"access", wFrame, []string{"access", "accessing", "accessed", "permission", "permissions"}},
-	{"data", wFrame, []string{"data", "information", "info", "details", "records", "export"}},
+	{"data", wFrame, []string{"data", "information", "info", "details", "records"}},
 
 	// subscriptions and software
 	{"subscription", wSubject, []string{"subscription", "subscriptions", "subscribe", "subscribed", "plan",
 		"plans", "membership", "memberships", "member", "renewal", "renew", "renews", "auto renew",
 		"auto renewal", "autorenew", "recurring", "suscripción", "abonnement"}},
 	{"cancel", wAction, []string{"cancel", "cancels", "cancelled", "canceled", "cancelling", "canceling",
-		"cancellation", "cancellations", "terminate", "termination", "stop", "end", "quit", "opt out",
+		"cancellation", "cancellations", "terminate", "termination", "stop", "quit", "opt out",
 		"call off", "unsubscribe", "cancelar", "annuler", "kündigen", "stop paying", "stop billing", "turn off", "discontinue", "changed my mind", "dont want it anymore", "undo", "cant make it", "wont make it", "cant come", "cannot make it", "unable to attend", "not coming", "call it off"}},
 	{"upgrade", wSubject, []string{"upgrade", "upgrading", "upgraded", "downgrade", "downgrading", "higher plan",
 		"bigger plan", "lower plan", "premium", "pro plan", "business plan", "more seats", "add seats",
@@ -161,7 +162,7 @@ var lexicon = []concept{
 		"plugin", "plug in", "plugins", "addon", "add on", "extension", "works with", "work with", "compatible",
 		"compatibility", "sync", "syncs", "zapier", "slack", "shopify", "salesforce", "hubspot", "wordpress",
 		"woocommerce", "magento", "quickbooks", "xero", "mailchimp", "google sheets", "gmail", "outlook",
-		"microsoft teams", "teams", "zendesk", "intercom", "stripe integration", "wix", "squarespace", "zoom", "google calendar", "calendly", "notion", "trello", "asana", "jira", "github", "airtable", "pipedrive", "zoho", "freshdesk", "ifttt", "facebook", "instagram", "office 365", "microsoft 365", "excel", "dropbox", "google drive", "connect to", "connect with", "link to", "link with", "hook up", "import from"}},
+		"microsoft teams", "ms teams", "zendesk", "intercom", "stripe integration", "wix", "squarespace", "zoom", "google calendar", "calendly", "notion", "trello", "asana", "jira", "github", "airtable", "pipedrive", "zoho", "freshdesk", "ifttt", "facebook", "instagram", "office 365", "microsoft 365", "excel", "dropbox", "google drive", "connect to", "connect with", "link to", "link with", "hook up", "import from"}},
 	{"api", wSubject, []string{"api", "apis", "rest", "rest api", "graphql", "webhook", "webhooks", "sdk",
 		"endpoint", "endpoints", "developer", "developers", "dev docs", "api key", "api docs", "programmatic",
 		"programmatically", "api access", "api documentation", "developer access", "documentation for developers", "oauth"}},
@@ -173,7 +174,7 @@ var lexicon = []concept{
 		"declined", "failed", "fails", "failing", "wont apply", "doesnt apply", "not applying", "didnt apply",
 		"isnt applying", "not accepted", "wont accept", "blank page", "404", "500", "broken link", "timeout",
 		"no funciona", "ne marche pas", "funktioniert nicht", "stuck", "hangs", "hanging", "lag", "laggy", "unresponsive", "not responding", "something went wrong", "went wrong", "malfunction", "malfunctioning", "keeps logging me out", "white screen", "cant access", "wont let me", "doesnt let me", "technical issue", "technical problem", "tech issue", "is the site down"}},
-	{"app", wFrame, []string{"app", "apps", "application", "website", "site", "web site", "webpage", "web page",
+	{"app", wFrame, []string{"app", "apps", "website", "site", "web site", "webpage", "web page",
 		"page", "dashboard", "portal", "platform", "button", "screen", "browser", "software", "tool", "system",
 		"mobile app", "ios", "android", "iphone"}},
 	{"language", wSubject, []string{"language", "languages", "english", "spanish", "español", "espanol", "french",
@@ -187,7 +188,7 @@ var lexicon = []concept{
 
 	// people and contact
 	{"human", wSubject, []string{"human", "humans", "person", "real person", "live person", "agent", "agents",
-		"live agent", "representative", "rep", "operator", "someone", "somebody", "staff", "employee",
+		"live agent", "representative", "rep", "operator", "staff", "employee",
 		"customer service", "customer support", "support team", "support person", "live chat", "bot", "robot", "chatbot", "ai", "persona", "humano", "real human", "live support", "customer care", "support agent", "escalate", "manager", "supervisor", "helpdesk", "help desk", "talk to someone", "speak to someone", "speak with someone", "not a bot"}},
 	{"phone", wSubject, []string{"phone", "phones", "telephone", "phone number", "contact number", "call",
 		"calling", "call you", "ring", "hotline", "helpline", "mobile number", "cell", "whatsapp", "teléfono",
@@ -202,7 +203,7 @@ var lexicon = []concept{
 	{"location", wSubject, []string{"location", "locations", "located", "where are you", "where is your",
 		"wheres your", "where r u", "where are u", "where do i find you", "find you", "directions", "direction",
 		"situated", "get to", "get there", "how to get", "map", "nearest", "near me", "closest", "branch",
-		"branches", "dirección", "direccion", "ubicación", "adresse", "où", "where is the", "wheres the", "where can i find you", "directions to", "postal address", "visit you", "come to you", "how do i find"}},
+		"branches", "dirección", "direccion", "ubicación", "où", "where is the", "wheres the", "where can i find you", "directions to", "postal address", "visit you", "come to you", "how do i find"}},
 	{"premises", wFrame, []string{"store", "stores", "shop", "shops", "office", "offices", "building",
 		"premises", "showroom", "venue", "clinic", "restaurant", "hotel", "gym", "campus", "outlet"}},
 	{"parking", wSubject, []string{"parking", "park", "car park", "parking lot", "parking space", "garage",
@@ -239,8 +240,8 @@ var lexicon = []concept{
 		"coeliac", "halal", "kosher", "dairy", "dairy free", "lactose", "allergy", "allergies", "allergen",
 		"allergens", "allergic", "nut", "nuts", "peanut", "keto", "plant based", "dietary", "diet", "sugar free",
 		"low carb", "vegano", "vegetariano", "sin gluten", "végétarien", "sans gluten", "nut free", "pescatarian", "low sodium", "paleo", "shellfish", "soy", "egg free", "intolerance", "intolerant", "dietary requirements", "dietary restrictions", "food allergies", "plant based options"}},
-	{"food", wFrame, []string{"food", "foods", "meal", "meals", "menu", "menus", "dish", "dishes", "lunch",
-		"dinner", "breakfast", "brunch", "eat", "eats", "drinks", "comida", "repas"}},
+	{"food", wFrame, []string{"food", "foods", "meal", "meals", "lunch",
+		"dinner", "brunch", "eat", "eats", "drinks", "comida", "repas"}},
 	{"takeout", wSubject, []string{"takeout", "take out", "takeaway", "take away", "to go", "pickup", "pick up",
 		"collect", "collection", "click and collect", "curbside", "uber eats", "ubereats", "doordash",
 		"deliveroo", "grubhub", "just eat", "postmates", "para llevar", "à emporter", "carry out", "carryout", "order online", "order ahead", "pick it up", "collect my order"}},
@@ -252,7 +253,7 @@ var lexicon = []concept{
 	{"apply", wFrame, []string{"apply", "applying", "applied", "application", "applications"}},
 	{"scholarship", wSubject, []string{"scholarship", "scholarships", "bursary", "bursaries", "grant", "grants",
 		"financial aid", "financial assistance", "financial help", "fee waiver", "afford", "cant afford",
-		"funding", "sponsorship", "stipend", "beca", "becas", "bourse", "financial help", "payment assistance", "fee reduction", "hardship", "tuition assistance", "tuition help", "free tuition", "student aid", "student loan"}},
+		"funding", "stipend", "beca", "becas", "bourse", "financial help", "payment assistance", "fee reduction", "hardship", "tuition assistance", "tuition help", "free tuition", "student aid", "student loan"}},
 	{"course", wFrame, []string{"course", "courses", "program", "programme", "programs", "semester",
 		"degree", "school", "university", "college", "curso", "cours"}},
 
