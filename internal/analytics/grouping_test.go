@@ -54,7 +54,7 @@ func pairwise(labels, groups []int) (p, r, f float64) {
 
 // groupingFloor is the F1 measured when the grouping last changed, less a
 // little: a change that groups worse fails.
-var groupingFloor = map[string]float64{"dev": 0.79, "test": 0.70}
+var groupingFloor = map[string]float64{"dev": 0.79, "test": 0.72}
 
 // groupQuestions runs the grouping as the endpoints do: by topic, most
 // asked first.
@@ -88,7 +88,7 @@ func groupQuestions(qs []string) []int {
 // TestGroupingQuality: visitor questions of a labelled set written without
 // the code (testdata/question_groups.json: paraphrases, typos, other word
 // orders) grouped by meaning. Issue 15 asks pairwise F1 ≥ 0.85; the
-// lexicon-and-concepts grouping reaches 0.80 on the dev half and 0.72 on
+// lexicon-and-concepts grouping reaches 0.81 on the dev half and 0.74 on
 // the test half (fourth round: a broader lexicon, self-introductions
 // dropped, price an aspect of what it is asked of; 0.81 / 0.70 after the
 // third, 0.81 / 0.67 before it, the lexical grouping 0.17 / 0.35), so the
@@ -129,7 +129,7 @@ func TestGroupingQuality(t *testing.T) {
 }
 
 // blind2Floor is the second blind set's F1 after the fourth round, less a
-// little: precision 0.836, recall 0.666, F1 0.742 (its first run, after the
+// little: precision 0.844, recall 0.669, F1 0.746 (its first run, after the
 // third round: 0.645, 0.405, 0.497; the code before that: 0.601, 0.363,
 // 0.453). The set was read during the fourth round, so it is development
 // data now; issue 15's goal (0.85) is not met.

@@ -72,7 +72,7 @@ var domainConcepts = []concept{
 		"e ticket", "eticket", "entrada", "entradas", "billet", "billets", "eintrittskarte"}},
 	{"prescription", wSubject, []string{"prescription", "prescriptions", "refill", "refills", "repeat prescription",
 		"medication", "medications", "medicine", "medicines", "meds", "pharmacy", "pharmacist", "drug",
-		"drugs", "dosage", "dose", "receta", "ordonnance", "rezept"}},
+		"drugs", "dosage", "receta", "ordonnance", "rezept"}},
 	{"results", wSubject, []string{"results", "result", "test results", "lab results", "blood results",
 		"blood test", "scan results", "report back", "diagnosis", "resultados", "résultats", "befund"}},
 	{"emergency", wSubject, []string{"emergency", "emergencies", "urgent care", "emergency appointment",

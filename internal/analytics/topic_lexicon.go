@@ -170,7 +170,7 @@ var lexicon = []concept{
 		"crashed", "glitch", "glitches", "not working", "isnt working", "doesnt work", "dont work", "wont work",
 		"not work", "stopped working", "does not work", "is not working", "doesnt do anything", "does nothing",
 		"nothing happens", "not loading", "wont load", "doesnt load", "cant load", "wont open", "freezes",
-		"freezing", "frozen", "slow", "down", "outage", "offline", "invalid", "not valid", "rejected",
+		"freezing", "frozen", "slow", "down", "offline", "invalid", "not valid", "rejected",
 		"declined", "failed", "fails", "failing", "wont apply", "doesnt apply", "not applying", "didnt apply",
 		"isnt applying", "not accepted", "wont accept", "blank page", "404", "500", "broken link", "timeout",
 		"no funciona", "ne marche pas", "funktioniert nicht", "stuck", "hangs", "hanging", "lag", "laggy", "unresponsive", "not responding", "something went wrong", "went wrong", "malfunction", "malfunctioning", "keeps logging me out", "white screen", "cant access", "wont let me", "doesnt let me", "technical issue", "technical problem", "tech issue", "is the site down"}},

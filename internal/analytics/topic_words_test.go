@@ -54,6 +54,12 @@ func TestNearNeighbourIntents(t *testing.T) {
 		{"when is bin day", "which day is rubbish collection", true},
 		{"i lost my card", "someone used my card, is this fraud", false},
 		{"what time is check in", "can we get into our room early", true},
+		{"how do i submit a meter reading", "where do i send my meter readings", true},
+		{"there's no power in my house", "power cut on our street", true},
+		{"how do i donate", "i want to give money to your charity", true},
+		{"how do i make a claim", "my car was in an accident, what do i do", true},
+		{"what is the dress code", "what should i wear", true},
+		{"is the deposit refundable", "how do i make a claim", false},
 		{"what time is check in", "can we get a late checkout", false},
 	} {
 		s := topicSimilarity(Topic(c.a), Topic(c.b))
