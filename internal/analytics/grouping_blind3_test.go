@@ -1,0 +1,45 @@
+package analytics
+
+import (
+	"encoding/json"
+	"os"
+	"testing"
+)
+
+// blind3Floor is the F1 of the third blind set's first run, less a little
+// (see TestGroupingQualityBlind3).
+const blind3Floor = 0.46
+
+// TestGroupingQualityBlind3: a third labelled set (testdata/
+// question_groups_blind3.json: 87 intents, 604 questions from sixteen kinds
+// of business, near-neighbour intents written on purpose), written blind by
+// a session that never saw the code or the other sets, kept outside the
+// repository through the fourth round of grouping work and run once when
+// that round ended (2026-11-26): precision 0.609, recall 0.401, F1 0.483
+// (the code before the round: 0.487, 0.319, 0.386). The round carried
+// about a quarter of its gain on blind set 2 (0.497 → 0.746 there, read
+// while tuning); issue 15's 0.85 is far off. Its whole set is the test,
+// and it is now spent like the others.
+func TestGroupingQualityBlind3(t *testing.T) {
+	raw, err := os.ReadFile("testdata/question_groups_blind3.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var set labelledSet
+	if err := json.Unmarshal(raw, &set); err != nil {
+		t.Fatal(err)
+	}
+	var qs []string
+	var labels []int
+	for gi, g := range set.Groups {
+		for _, q := range g.Questions {
+			qs, labels = append(qs, q), append(labels, gi)
+		}
+	}
+	groups := groupQuestions(qs)
+	p, r, f := pairwise(labels, groups)
+	t.Logf("blind set 3: %d questions in %d intents: pairwise precision %.3f recall %.3f F1 %.3f", len(qs), len(set.Groups), p, r, f)
+	if f < blind3Floor {
+		t.Errorf("blind set 3: pairwise F1 %.3f fell below the floor %.2f", f, blind3Floor)
+	}
+}
