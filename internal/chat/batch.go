@@ -32,11 +32,11 @@ import (
 // once, and the replies that arrive while a batch is written go together in
 // the next one; one batch in flight on SQLite, four on PostgreSQL.
 //
-// The outcome of every reply is the one record would give it alone: the
+// The outcome of every reply is the one recordWrite would give it alone: the
 // debits of a batch are taken in order, each paid or refused (402) as the
 // balance left by the ones before allows. Should the batch's transaction
 // fail as a whole (a statement error, say), nothing of it stays and each
-// reply is written on its own with record.
+// reply is written on its own with recordWrite.
 type replyBatcher struct {
 	s       *Service
 	timeout time.Duration
@@ -110,7 +110,7 @@ func (b *replyBatcher) writeBatch(batch []*replyWrite) {
 		return
 	case 1:
 		w := live[0]
-		w.err = b.s.safely(func() error { return b.s.record(w.ctx, w.p, w.ans, w.sources) })
+		w.err = b.s.safely(func() error { return b.s.recordWrite(w.ctx, w) })
 		close(w.done)
 		return
 	}
@@ -147,7 +147,7 @@ func (b *replyBatcher) writeBatch(batch []*replyWrite) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			w.err = b.s.safely(func() error { return b.s.record(w.ctx, w.p, w.ans, w.sources) })
+			w.err = b.s.safely(func() error { return b.s.recordWrite(w.ctx, w) })
 			close(w.done)
 		}()
 	}

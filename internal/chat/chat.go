@@ -210,7 +210,7 @@ type pending struct {
 	topicSet bool
 	// oneShot: the answerer composes the whole reply at once and cannot
 	// fail midway, so nothing is reserved: the exchange is written in one
-	// transaction once the reply exists (see record).
+	// transaction once the reply exists (see recordWrite).
 	oneShot bool
 }
 

@@ -202,32 +202,28 @@ func (s *Service) checkBalance(p *pending) error {
 	return nil
 }
 
-// record writes a composed reply's whole exchange in one transaction: the
+// recordWrite writes a composed reply's whole exchange in one transaction: the
 // session (new, or its counters), the question and the completed reply,
 // and the reply's debit. Either all of it exists, charged once, or none of
 // it does and the caller gets the error (402 when the balance went short
 // since Begin checked it). It is recordBatchTx for one reply: replyBatcher
-// writes the replies that arrive together in shared statements, and record
-// writes a reply alone.
-func (s *Service) record(ctx context.Context, p *pending, ans Answer, sources []Source) error {
-	w, err := newReplyWrite(p, ans, sources)
-	if err != nil {
-		return err
-	}
+// writes the replies that arrive together in shared statements, and recordWrite
+// writes a reply alone (prepared by newReplyWrite).
+func (s *Service) recordWrite(ctx context.Context, w *replyWrite) error {
 	// Replies arriving together share one commit on SQLite (TxGroup).
 	// The statements run on a context of their own: a visitor leaving
 	// while they run must not interrupt the shared transaction. ctx
 	// bounds the wait for the writer only.
 	wait := ctx
 	ctx = context.WithoutCancel(ctx)
-	err = s.db.TxGroup(wait, func(tx *sqlx.Tx) error {
+	err := s.db.TxGroup(wait, func(tx *sqlx.Tx) error {
 		if err := s.recordBatchTx(ctx, tx, []*replyWrite{w}); err != nil {
 			return err
 		}
 		return w.err // refused (402): nothing of it was written
 	})
 	if err != nil && w.fresh {
-		p.sessionID = 0
+		w.p.sessionID = 0
 	}
 	return err
 }
