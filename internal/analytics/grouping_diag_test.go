@@ -1,7 +1,6 @@
 package analytics
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"sort"
@@ -17,21 +16,7 @@ func TestGroupingDiag(t *testing.T) {
 	if file == "" {
 		t.Skip()
 	}
-	raw, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var set labelledSet
-	if err := json.Unmarshal(raw, &set); err != nil {
-		t.Fatal(err)
-	}
-	var qs []string
-	var labels []int
-	for gi, g := range set.Groups {
-		for _, q := range g.Questions {
-			qs, labels = append(qs, q), append(labels, gi)
-		}
-	}
+	set, qs, labels := loadLabelled(t, file)
 	groups := groupQuestions(qs)
 	fn := map[int]int{}
 	fp := map[[2]int]int{}

@@ -17,6 +17,25 @@ type labelledSet struct {
 	} `json:"groups"`
 }
 
+// loadLabelled reads a labelled set of questions grouped by intent: the
+// set, and its questions with each one's intent (an index into Groups).
+func loadLabelled(t testing.TB, file string) (set labelledSet, qs []string, labels []int) {
+	t.Helper()
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, &set); err != nil {
+		t.Fatal(err)
+	}
+	for gi, g := range set.Groups {
+		for _, q := range g.Questions {
+			qs, labels = append(qs, q), append(labels, gi)
+		}
+	}
+	return set, qs, labels
+}
+
 // half puts each labelled question in a fixed half by a hash of its text:
 // tune on "dev" only.
 func half(q string) string {
@@ -141,21 +160,7 @@ const blind2Floor = 0.72
 // never saw the code or the first set, after the third round of grouping
 // work, and run once when that round ended. Its whole set is the test.
 func TestGroupingQualityBlind2(t *testing.T) {
-	raw, err := os.ReadFile("testdata/question_groups_blind2.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var set labelledSet
-	if err := json.Unmarshal(raw, &set); err != nil {
-		t.Fatal(err)
-	}
-	var qs []string
-	var labels []int
-	for gi, g := range set.Groups {
-		for _, q := range g.Questions {
-			qs, labels = append(qs, q), append(labels, gi)
-		}
-	}
+	set, qs, labels := loadLabelled(t, "testdata/question_groups_blind2.json")
 	groups := groupQuestions(qs)
 	p, r, f := pairwise(labels, groups)
 	t.Logf("blind set 2: %d questions in %d intents: pairwise precision %.3f recall %.3f F1 %.3f", len(qs), len(set.Groups), p, r, f)

@@ -1,8 +1,6 @@
 package analytics
 
 import (
-	"encoding/json"
-	"os"
 	"testing"
 )
 
@@ -18,22 +16,13 @@ import (
 func TestGroupingLabellersAgree(t *testing.T) {
 	load := func(name string) map[string]int {
 		t.Helper()
-		raw, err := os.ReadFile("testdata/" + name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var set labelledSet
-		if err := json.Unmarshal(raw, &set); err != nil {
-			t.Fatal(err)
-		}
+		_, qs, labels := loadLabelled(t, "testdata/"+name)
 		of := map[string]int{}
-		for gi, g := range set.Groups {
-			for _, q := range g.Questions {
-				if _, dup := of[q]; dup {
-					t.Fatalf("%s: %q twice", name, q)
-				}
-				of[q] = gi
+		for i, q := range qs {
+			if _, dup := of[q]; dup {
+				t.Fatalf("%s: %q twice", name, q)
 			}
+			of[q] = labels[i]
 		}
 		return of
 	}
