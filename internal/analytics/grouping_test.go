@@ -160,12 +160,18 @@ const blind2Floor = 0.72
 // never saw the code or the first set, after the third round of grouping
 // work, and run once when that round ended. Its whole set is the test.
 func TestGroupingQualityBlind2(t *testing.T) {
-	set, qs, labels := loadLabelled(t, "testdata/question_groups_blind2.json")
-	groups := groupQuestions(qs)
-	p, r, f := pairwise(labels, groups)
-	t.Logf("blind set 2: %d questions in %d intents: pairwise precision %.3f recall %.3f F1 %.3f", len(qs), len(set.Groups), p, r, f)
-	if f < blind2Floor {
-		t.Errorf("blind set 2: pairwise F1 %.3f fell below the floor %.2f", f, blind2Floor)
+	checkWholeSet(t, "blind set 2", "testdata/question_groups_blind2.json", blind2Floor)
+}
+
+// checkWholeSet groups a whole labelled set, prints its pairwise figures
+// and holds its floor.
+func checkWholeSet(t *testing.T, name, file string, floor float64) {
+	t.Helper()
+	set, qs, labels := loadLabelled(t, file)
+	p, r, f := pairwise(labels, groupQuestions(qs))
+	t.Logf("%s: %d questions in %d intents: pairwise precision %.3f recall %.3f F1 %.3f", name, len(qs), len(set.Groups), p, r, f)
+	if f < floor {
+		t.Errorf("%s: pairwise F1 %.3f fell below the floor %.2f", name, f, floor)
 	}
 }
 
