@@ -77,39 +77,35 @@ func lexicalIndex() *lexIndex {
 			x.related[a] = append(x.related[a], relation{b, float32(r.f)})
 			x.related[b] = append(x.related[b], relation{a, float32(r.f)})
 		}
-		for _, phrase := range slices.Sorted(mapKeys(compounds)) {
-			add(phrase, compounds[phrase])
-		}
-		for _, phrase := range slices.Sorted(mapKeys(moreCompounds)) {
-			add(phrase, moreCompounds[phrase])
-		}
-		for _, c := range lexicon {
-			for _, w := range c.words {
-				add(w, []string{c.name})
+		// compounds: phrase → its concepts; words: concept → its wordings.
+		addCompounds := func(compounds map[string][]string) {
+			for _, phrase := range slices.Sorted(mapKeys(compounds)) {
+				add(phrase, compounds[phrase])
 			}
 		}
+		addWords := func(words map[string][]string) {
+			for _, name := range slices.Sorted(mapKeys(words)) {
+				for _, w := range words[name] {
+					add(w, []string{name})
+				}
+			}
+		}
+		addConcepts := func(cs []concept) {
+			for _, c := range cs {
+				for _, w := range c.words {
+					add(w, []string{c.name})
+				}
+			}
+		}
+		addCompounds(compounds)
+		addCompounds(moreCompounds)
+		addConcepts(lexicon)
 		// Further wordings and concepts come after, so they never take a
 		// word the first lexicon has.
-		for _, name := range slices.Sorted(mapKeys(domainWords)) {
-			for _, w := range domainWords[name] {
-				add(w, []string{name})
-			}
-		}
-		for _, c := range domainConcepts {
-			for _, w := range c.words {
-				add(w, []string{c.name})
-			}
-		}
-		for _, name := range slices.Sorted(mapKeys(moreWords)) {
-			for _, w := range moreWords[name] {
-				add(w, []string{name})
-			}
-		}
-		for _, c := range moreConcepts {
-			for _, w := range c.words {
-				add(w, []string{c.name})
-			}
-		}
+		addWords(domainWords)
+		addConcepts(domainConcepts)
+		addWords(moreWords)
+		addConcepts(moreConcepts)
 		for _, w := range slices.Concat(generic, domainGeneric, moreGeneric) {
 			for _, t := range retrieval.QuestionTerms(w) {
 				if _, known := x.stems[t]; !known {
