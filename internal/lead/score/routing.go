@@ -216,24 +216,22 @@ var ticketWords = setOfWords([]string{"ticket", "chamado", "protocolo", "inciden
 // #48213 create kar diya hai", "Chamado aberto (#77315)", "ticket
 // HK-7731"), which only a request about something already bought gets.
 func opensTicket(toks []token, lo, hi int) bool {
+	ticket, opened := false, false
 	for i := lo; i < hi; i++ {
+		// Without a number: the case stated as opened in the same
+		// sentence, by its participle.
+		opened = opened || ticketOpened[toks[i].norm]
 		if !ticketWords[toks[i].norm] {
 			continue
 		}
+		ticket = true
 		for j := i + 1; j < hi && j <= i+3; j++ {
 			if toks[j].isNum && len(toks[j].norm) >= 4 {
 				return true
 			}
 		}
-		// Without a number: the case stated as opened in the same
-		// sentence, by its participle.
-		for j := lo; j < hi; j++ {
-			if ticketOpened[toks[j].norm] {
-				return true
-			}
-		}
 	}
-	return false
+	return ticket && opened
 }
 
 // pointsToJobs: the sentence sends the visitor to apply ("you can see open
