@@ -44,14 +44,13 @@ type replyBatcher struct {
 }
 
 type replyWrite struct {
-	ctx     context.Context
-	p       *pending
-	ans     Answer
-	sources []Source
-	src     string // sources as JSON
-	fresh   bool   // the session is new: written with the reply
-	err     error
-	done    chan struct{}
+	ctx   context.Context
+	p     *pending
+	ans   Answer
+	src   string // sources as JSON
+	fresh bool   // the session is new: written with the reply
+	err   error
+	done  chan struct{}
 }
 
 // newReplyWrite is a reply to write. What depends on the reply alone (the
@@ -63,7 +62,7 @@ func newReplyWrite(p *pending, ans Answer, sources []Source) (*replyWrite, error
 	if err != nil {
 		return nil, err
 	}
-	return &replyWrite{p: p, ans: ans, sources: sources, src: string(src), fresh: p.sessionID == 0}, nil
+	return &replyWrite{p: p, ans: ans, src: string(src), fresh: p.sessionID == 0}, nil
 }
 
 func newReplyBatcher(s *Service) *replyBatcher {
