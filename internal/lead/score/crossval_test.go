@@ -71,6 +71,10 @@ func foldOf(c evalCase) (string, bool) {
 		return "G", false
 	case setTestG:
 		return "G", true
+	case setDevH:
+		return "H", false
+	case setTestH:
+		return "H", true
 	}
 	return "existing", false
 }
@@ -206,7 +210,7 @@ func (t *cvTally) langs() string {
 	return b.String()
 }
 
-var folds = []string{"existing", "A", "B", "C", "D", "E", "F", "G"}
+var folds = []string{"existing", "A", "B", "C", "D", "E", "F", "G", "H"}
 
 // crossValidate holds out each fold in turn, fits on the others and
 // tallies the held-out fold's dev and test halves.

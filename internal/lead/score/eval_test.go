@@ -125,6 +125,11 @@ const (
 	// outside the repository until the end of the rule work on this half.
 	setDevG  = "blind G dev"
 	setTestG = "blind G test"
+	// Blind set H (all six languages, 240 cases, written 2026-11-26 after
+	// the set G round): its development half. The test half is kept
+	// outside the repository until the end of the rule work on this half.
+	setDevH  = "blind H dev"
+	setTestH = "blind H test"
 )
 
 func evalSet(c evalCase) string {
@@ -157,6 +162,10 @@ func evalSet(c evalCase) string {
 		return setDevG
 	case "blind_g_test.json":
 		return setTestG
+	case "blind_h_dev.json":
+		return setDevH
+	case "blind_h_test.json":
+		return setTestH
 	}
 	return setExisting
 }
@@ -290,6 +299,15 @@ var goals = map[string]goal{
 	// 17's 85%; the two-tiers-off and per-language goals do not hold. A
 	// floor under it.
 	setTestG: {accuracy: 0.83},
+	// Set H was not tuned on: both halves were run once on the set G rules,
+	// 2026-11-26 (testdata/README.md "Set H"). Dev: 106/120 (88.3%), 1 two
+	// tiers off, every language at least 80% (es 100%). Test: 103/120
+	// (85.8%), 4 two tiers off (three unqualified read as mql); es 75%, fr
+	// 75% (refined: 106/120, 2 two off). Accuracy meets issue 17's 85% on
+	// both halves; the two-tiers-off and per-language goals do not hold on
+	// the test half. Floors under them.
+	setDevH:  {accuracy: 0.86, perLanguage: 0.80},
+	setTestH: {accuracy: 0.83},
 }
 
 // evalReport is one set's outcome.
@@ -426,7 +444,7 @@ func TestEvaluation(t *testing.T) {
 		cases = keep
 	}
 	reports := evaluate(cases, rulesOnly)
-	for _, set := range []string{setExisting, setDev, setTest, setDevB, setTestB, setDevC, setTestC, setDevD, setTestD, setDevE, setTestE, setDevF, setTestF, setDevG, setTestG} {
+	for _, set := range []string{setExisting, setDev, setTest, setDevB, setTestB, setDevC, setTestC, setDevD, setTestD, setDevE, setTestE, setDevF, setTestF, setDevG, setTestG, setDevH, setTestH} {
 		rep := reports[set]
 		if rep == nil {
 			if set == setExisting && os.Getenv("LEAD_EVAL_SETS") == "" {
