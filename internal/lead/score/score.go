@@ -289,6 +289,7 @@ func analyse(in Input) *analysis {
 			a.findings = roleFindings(t, s, a.findings)
 			a.findings = locationFindings(t, s, a.findings)
 		}
+		a.findings = impersonationFindings(t, a.findings)
 		a.findings = slotFindings(t, t.slots, a.findings)
 		a.findings = answerFindings(t, a.findings, found)
 		a.findings = dropInjected(t, a.findings, found)
