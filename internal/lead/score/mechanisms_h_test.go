@@ -41,3 +41,27 @@ func TestImpersonationIsInjection(t *testing.T) {
 		}
 	}
 }
+
+// TestQuoteIsAPurchase: a visitor who asks for a quote buys something, so
+// one sentence that looks like a service request (a contract with the
+// current provider, "twice a week") does not make them an existing
+// customer; a seller's own quote ("À qui puis-je envoyer le devis ?") is
+// no purchase.
+func TestQuoteIsAPurchase(t *testing.T) {
+	for _, c := range []struct {
+		turns []string
+		want  bool // disqualified as an existing customer or a seller
+	}{
+		{[]string{"Je suis responsable achats transport pour un fabricant de carrelage.", "Notre contrat avec le transporteur actuel se termine à la fin du trimestre et on ne le renouvelle pas.", "Pouvez-vous m'envoyer une offre de prix pour le 20 au plus tard ?"}, false},
+		{[]string{"Nous proposons des articles sponsorisés sur des blogs à fort trafic, 90€ l'article.", "Offre spéciale -40 % ce mois-ci. À qui puis-je envoyer le devis ?"}, true},
+	} {
+		var tr []Turn
+		for _, s := range c.turns {
+			tr = append(tr, Turn{Role: RoleBot, Text: "Comment puis-je vous aider ?"}, Turn{Role: RoleVisitor, Text: s})
+		}
+		_, _, _, got := disqualified(analyse(Input{Transcript: tr}))
+		if got != c.want {
+			t.Errorf("%q: disqualified %v, want %v", c.turns, got, c.want)
+		}
+	}
+}

@@ -433,7 +433,8 @@ func longestSentence(t *turnText) (string, int, bool) {
 // one sentence about an order, a fault or a vendor pitch is not enough for
 // those rules, but when nothing the visitor said outside such sentences
 // shows a purchase of their own (a need, a problem to solve, a request to
-// buy or an evaluation), the conversation was about that sentence, and the
+// buy, a quote asked for in a conversation that pitches nothing, or an
+// evaluation), the conversation was about that sentence, and the
 // money, titles and dates around it belong to it ("I'm the purchasing
 // manager and need the corrected invoice by the end of the month"; "I paid
 // 7,000 € for this and now it doesn't work, fix it urgently").
@@ -492,6 +493,7 @@ func serviceOnly(a *analysis, by [nFacets][]finding) (string, []Evidence, bool) 
 			}
 			return "", nil, false
 		case f.f == fIntent && f.level >= 75 && f.reading != "asks to be contacted",
+			f.f == fIntent && f.reading == "asks for a quote" && len(by[fSpamWeak]) == 0,
 			f.f == fEval && f.level >= 45,
 			f.f == fProcess && f.level >= 60:
 			return "", nil, false
