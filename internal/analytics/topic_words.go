@@ -77,7 +77,9 @@ var moreWords = map[string][]string{
 		"deleat", "remove my details", "forget my data"},
 	"login": {"pw", "login details", "log in details", "sign in details", "cant get in", "cant sign in",
 		"cant log in", "cant login", "cant log on", "logn", "loging", "lgoin", "two step", "mfa",
-		"authentication", "log me in"},
+		"authentication", "log me in", "2 step", "2fa code", "two step verification", "2 step verification",
+		"multi factor", "multifactor", "two factor authentication", "authenticator app", "verification",
+		"one time code", "security code", "login code"},
 	"password": {"passwrd", "passowrd", "pasword", "pasword reset", "new password"},
 	"invoice": {"accounting", "accountant", "bookkeeping", "billing history", "payment history",
 		"expense report", "expenses", "for my records", "reciept", "reciepts", "recipt", "invioce", "invoce",
@@ -96,7 +98,10 @@ var moreWords = map[string][]string{
 	"emergency": {"urgent", "urgently", "burst", "leak", "flood", "flooding", "flooded",
 		"outside business hours", "outside of hours", "outside opening hours", "outside office hours",
 		"after hour", "emergancy", "emergeny", "out of hours service", "middle of the night",
-		"night time", "call outs", "call out service"},
+		"night time", "call outs", "call out service", "pain", "painful", "in agony", "hurts", "hurting",
+		"swollen", "swelling", "bleeding", "knocked out", "asap", "as soon as possible", "same day appointment"},
+	"time": {"deadline", "deadlines", "due date", "due dates", "closing date", "cut off", "cutoff",
+		"cut off date", "last date", "last day", "by when", "until when", "till when"},
 	"checkin": {"into my room", "into the room", "into our room", "in our room", "in my room early",
 		"access the room", "room be ready", "room ready",
 		"arrive at the hotel", "check us in", "check me in", "late arrival", "arriving late", "arrive late",
@@ -263,8 +268,18 @@ var moreConcepts = []concept{
 	// common words whose stems other concepts' words share ("save" and
 	// "savings", "personal" and "person", "process" and "processed"):
 	// as light as any everyday word.
-	{"common", wGeneric, []string{"personal", "personally", "save", "saved", "saving", "process",
+	{"common", wGeneric, []string{"personal", "personally", "save", "saved", "saving", "process", "show", "shows",
+		"showed", "shown",
 		"processing", "check", "checks", "checking", "part", "parts"}},
+	// what something is worth, asked of a valuer (a house, a car, jewellery, a business): not a price list.
+	{"valuation", wSubject, []string{"valuation", "valuations", "value my", "valued", "valuer", "appraisal",
+		"appraisals", "appraise", "appraiser", "worth", "how much is my", "how much would my", "what is my house worth",
+		"market value", "estimate my", "evaluation of my"}},
+	// the people of a customer's account: inviting, adding and removing users.
+	{"team", wSubject, []string{"invite", "invites", "invited", "inviting", "invitation", "invitations",
+		"colleague", "colleagues", "coworker", "coworkers", "co worker", "teammate", "teammates",
+		"team member", "team members", "add a user", "add a member", "add members", "new member",
+		"new user", "another user", "user roles", "roles", "admin rights", "add my team", "my team"}},
 	{"notify", wFrame, []string{"notify", "notification", "alert", "alerts", "let me know", "email me when",
 		"text me when", "tell me when"}},
 }
@@ -392,4 +407,7 @@ var moreRelated = []struct {
 	{"partner", "bulk", 0.3},
 	{"missing", "block", 0.4},
 	{"newsletter", "email", 0.4},
+	{"change", "reset", 0.5},
+	{"valuation", "price", 0.3},
+	{"team", "upgrade", 0.3},
 }
