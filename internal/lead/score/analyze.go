@@ -201,6 +201,9 @@ func (c *compiled) matchTurn(t *turnText, out []finding) []finding {
 				if ru.statement && s.question {
 					return
 				}
+				if ru.hasFacet(fJob) && countedBefore(t.toks, i, s.tokStart) {
+					return // "20 freshers", "50 open roles": the visitor's own headcount
+				}
 				for k := i; k < end && len(ru.exclude) > 0; k++ {
 					if contains(ru.exclude, t.toks[k].norm) {
 						return
@@ -577,3 +580,19 @@ func currentProvider(toks []token, s *sentence) bool {
 	}
 	return cur
 }
+
+// countedBefore: the word at i is counted, a number right before it, with
+// at most an approximation between ("20 freshers", "around 50 open roles",
+// "6 recruiters"). Jobs counted are the visitor's own hires and openings,
+// an employer's headcount: a job seeker asks for one job and counts years,
+// salaries and notice days, never the jobs.
+func countedBefore(toks []token, i, start int) bool {
+	j := i - 1
+	if j >= start && approxWords[toks[j].norm] {
+		j--
+	}
+	return j >= start && toks[j].isNum && !toks[j].year && toks[j].num >= 2
+}
+
+var approxWords = map[string]bool{"around": true, "about": true, "some": true, "over": true, "approx": true, "roughly": true,
+	"unos": true, "unas": true, "uns": true, "umas": true, "environ": true, "etwa": true, "ca": true, "rund": true, "lagbhag": true, "almost": true}
