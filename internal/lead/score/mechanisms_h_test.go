@@ -65,3 +65,46 @@ func TestQuoteIsAPurchase(t *testing.T) {
 		}
 	}
 }
+
+// TestCountedJobsAreHeadcount: jobs the visitor counts are their own hires
+// and openings, not a job asked for.
+func TestCountedJobsAreHeadcount(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		want bool
+	}{
+		{"6 recruiters, around 50 open roles at any time.", false},
+		{"20 freshers ko full stack training deni hai", false},
+		{"kya aapki company mein fresher ke liye koi opening hai?", true},
+		{"I have 3 years experience in B2B sales and I'm looking for a job.", true},
+	} {
+		a := analyse(Input{Transcript: []Turn{{Role: RoleVisitor, Text: c.text}}})
+		got := false
+		for _, f := range a.findings {
+			got = got || f.f == fJob
+		}
+		if got != c.want {
+			t.Errorf("%q: asks for a job %v, want %v", c.text, got, c.want)
+		}
+	}
+}
+
+// TestBotSendsItsOwnMaterial: a bot that sends the visitor its brochure,
+// curriculum or application file points nobody to its hiring process; a
+// bot that tells the visitor to send a CV does.
+func TestBotSendsItsOwnMaterial(t *testing.T) {
+	for _, c := range []struct {
+		text, lang string
+		want       bool
+	}{
+		{"Je comprends. Je peux vous envoyer la brochure et le dossier de candidature, et vous inviter à une séance d'information.", "fr", false},
+		{"Samajh gaye. Main aapko curriculum aur pilot proposal PDF bhej deta hoon jo aap manager ko dikha sakein.", "hi-en", false},
+		{"Vous pouvez postuler directement depuis la page Carrières ou envoyer votre CV à recrutement@transalpes.fr.", "fr", true},
+		{"Current openings careers page pe hain, ya resume careers@ email pe bhej sakte hain.", "hi-en", true},
+		{"¡Gracias! Las vacantes están publicadas en /empleo; puedes enviar tu CV por ahí.", "es", true},
+	} {
+		if got := botRoutes(c.text, c.lang)&routeJobs != 0; got != c.want {
+			t.Errorf("%q: points to jobs %v, want %v", c.text, got, c.want)
+		}
+	}
+}

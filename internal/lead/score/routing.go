@@ -243,10 +243,34 @@ func pointsToJobs(toks []token, lo, hi int) bool {
 	for i := lo; i < hi; i++ {
 		n := toks[i].norm
 		job = job || jobWords[n] || (n == "job" && i+1 < hi && toks[i+1].norm == "listings")
-		verb = verb || applyVerbs[n]
+		verb = verb || (applyVerbs[n] && !botSends(toks, i, lo, hi))
 	}
 	return job && verb
 }
+
+// botSends: the sending verb at i is the bot's own, to the visitor ("je
+// peux vous envoyer la brochure et le dossier de candidature", "I'll send
+// you the curriculum", "main aapko curriculum ... bhej deta hoon"): the
+// business offers its material, it does not ask for an applicant's. The
+// visitor told to send ("vous pouvez envoyer votre CV", "aap resume bhej
+// sakte hain", "send your CV") is still pointed to the hiring process.
+func botSends(toks []token, i, lo, hi int) bool {
+	if i > lo && toVisitor[toks[i-1].norm] {
+		return true
+	}
+	if i+1 < hi && (toks[i+1].norm == "you" || toks[i+1].norm == "ihnen" || toks[i+1].norm == "dir") {
+		return true
+	}
+	return toks[i].norm == "bhej" && i+1 < hi && firstPersonHelpers[toks[i+1].norm]
+}
+
+var (
+	// A dative "you" right before the verb: "vous envoyer", "te mandar".
+	toVisitor = setOfWords([]string{"vous", "te", "lhe", "ihnen", "dir"})
+	// Hinglish helpers of a sending done by the speaker or now: "bhej deta
+	// hoon", "bhej dunga", "bhej rahi hoon".
+	firstPersonHelpers = setOfWords([]string{"deta", "deti", "dunga", "dungi", "denge", "raha", "rahi", "rahe"})
+)
 
 var (
 	// A booking made: "you're booked for 11am Saturday", "Sie sind für
