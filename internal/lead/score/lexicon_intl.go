@@ -26,6 +26,13 @@ var intlBudgetRules = []rule{
 	r("willing to pay", "{dispuestos a|dispuesto a|dispuesta a|podemos|puedo|queremos} {pagar|invertir|gastar}", o(fBudget, 70)),
 	r("asks the price", "{cuanto cuesta|cuanto vale|cuanto cobran|cuanto sale|que precio|cual es el precio|precio|precios|tarifa|tarifas|costo|coste}", o(fBudget, 30), o(fIntent, 45)),
 	r("asks the price", "{cuanto es|cuanto seria|cuanto costaria|cuanto me sale|cuanto nos sale|cuanto saldria|a cuanto}", o(fBudget, 30), o(fIntent, 45)),
+	// "presupuesto" and "orçamento" are a budget and a quote: sent, asked
+	// for or needed in writing, they are the quote ("me mandáis
+	// presupuesto cerrado?", "necesito el presupuesto esta semana", "manda o
+	// orçamento").
+	r("asks for a quote", "mandar|mandas|mandais|mandan|manden|mandad|mandame|mandarme|mandanos|enviar|envias|enviais|envian|envien|enviad|enviame|enviarme|envianos|pasar|pasas|pasais|pasadme|pasame|pasarme|pedir|solicitar|hacerme|hacernos|manda|mandem|envia|enviem|passa|passar|passem|fazer|faz|fazem|me|nos presupuesto|orcamento", o(fBudget, 55), o(fIntent, 70)),
+	r("asks for a quote", "{mandar|mandas|mandais|mandan|manden|mandad|mandame|mandarme|mandanos|enviar|envias|enviais|envian|envien|enviad|enviame|enviarme|envianos|pasar|pasas|pasais|pasadme|pasame|pasarme|necesito|necesitamos|necesitaria|necesitariamos|preciso|precisamos|manda|mandem|envia|enviem|passa|passar|passem} {el|o|los|os} {presupuesto|presupuestos|orcamento|orcamentos}", o(fBudget, 55), o(fIntent, 70)),
+	r("asks for a quote", "{presupuesto|orcamento} {formal|cerrado|por escrito|detallado|detalhado|certinho|fechado}", o(fBudget, 55), o(fIntent, 70)),
 	r("asks for a quote", "{cotizacion|cotizaciones|propuesta comercial|una propuesta|un presupuesto|me pasen un presupuesto|pasarme un presupuesto}", o(fBudget, 55), o(fIntent, 70)),
 	r("too expensive", "{demasiado caro|muy caro|muy cara|demasiado cara|caro para|fuera de nuestro presupuesto|fuera de presupuesto|no nos alcanza}", o(fBudget, 0)).deny(),
 	r("no budget", "{sin presupuesto|no tenemos presupuesto|no hay presupuesto|no tengo presupuesto}", o(fBudget, 0)).deny(),

@@ -108,3 +108,29 @@ func TestBotSendsItsOwnMaterial(t *testing.T) {
 		}
 	}
 }
+
+// TestPresupuestoAsQuote: "presupuesto" and "orçamento" sent, needed or
+// asked for in writing are a quote asked for; a budget that is had or
+// approved is not.
+func TestPresupuestoAsQuote(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		want bool
+	}{
+		{"necesito presupuesto formal esta semana para aprobarlo yo y lanzar el pedido", true},
+		{"ok pues con embalaje. me mandáis presupuesto cerrado?", true},
+		{"soy la directora de RRHH y lo apruebo yo, necesito el presupuesto esta semana", true},
+		{"manda o orçamento que eu quero fechar ainda este mês", true},
+		{"tenemos presupuesto aprobado para este año", false},
+		{"o orçamento é de uns 20 mil", false},
+	} {
+		a := analyse(Input{Transcript: []Turn{{Role: RoleVisitor, Text: c.text}}})
+		got := false
+		for _, f := range a.findings {
+			got = got || f.f == fIntent && f.reading == "asks for a quote"
+		}
+		if got != c.want {
+			t.Errorf("%q: asks for a quote %v, want %v", c.text, got, c.want)
+		}
+	}
+}
