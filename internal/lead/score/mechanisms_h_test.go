@@ -3,6 +3,7 @@ package score
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestImpersonationIsInjection: a visitor turn written as a system message
@@ -131,6 +132,25 @@ func TestPresupuestoAsQuote(t *testing.T) {
 		}
 		if got != c.want {
 			t.Errorf("%q: asks for a quote %v, want %v", c.text, got, c.want)
+		}
+	}
+}
+
+// TestHedgedFarIsStillFar: "maybe in 18 months" puts the purchase as far
+// off as "in 18 months": at most nurture.
+func TestHedgedFarIsStillFar(t *testing.T) {
+	now := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+	for _, text := range []string{
+		"on vient de changer de DG et tout est gelé. peut-être qu'on en reparlera dans 18 mois, 2 ans",
+		"we want to redo the whole website, maybe in two years",
+	} {
+		a := analyse(Input{Now: now, Transcript: []Turn{{Role: RoleVisitor, Text: text}}})
+		found := false
+		for i := range a.findings {
+			found = found || a.findings[i].f == fTimeline && yearsAway(&a.findings[i])
+		}
+		if !found {
+			t.Errorf("%q: not read as years away", text)
 		}
 	}
 }

@@ -62,9 +62,12 @@ func deferred(a *analysis) (finding, bool) {
 const readSaving = "still saving for it, later"
 
 // yearsAway: the finding puts the purchase well over a year away, by a
-// span or a date.
+// span or a date. A hedge does not bring it nearer ("peut-être qu'on en
+// reparlera dans 18 mois", "maybe in two years"): uncertain and far is
+// still far.
 func yearsAway(t *finding) bool {
-	return !t.deny && t.level <= 10 && (t.reading == "years away" || strings.HasPrefix(t.reading, "timeline: ") || strings.HasPrefix(t.reading, "date: "))
+	r := strings.TrimPrefix(t.reading, "hedged: ")
+	return !t.deny && t.level <= 10 && (r == "years away" || strings.HasPrefix(r, "timeline: ") || strings.HasPrefix(r, "date: "))
 }
 
 // refusesNow: a timeline finding that refuses the present: "not now", or
