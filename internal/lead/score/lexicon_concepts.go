@@ -101,6 +101,17 @@ var conceptRules = []rule{
 	// "talking to a few architects", "we're seeing two other firms",
 	// "hablando con otras dos academias", "allen me bhi baat ki hai".
 	r("compares providers", "{talking to|talking with|speaking to|speaking with|meeting|seeing|looking at|considering|also asked|also talked to|hablando con|viendo|mirando|conversando com|falando com|vendo|je vois|je rencontre|en contact avec|spreche mit|sprechen mit|treffen} {a few|several|other|another|two other|three other|a couple of|some other|otras|otros|otra|otro|varias|varios|outras|outros|outra|outro|varias|d autres|plusieurs|un autre|une autre|anderen|mehreren|einem anderen|einer anderen}", o(fEval, 60), o(fNeed, 45)),
+	// The same comparison in the other languages' everyday forms: asked
+	// others too ("on a demandé aussi à deux autres agences", "pedimos a
+	// otras dos empresas", "hab noch bei zwei anderen angefragt"), a
+	// benchmark of providers ("on fait un benchmark de 4 prestataires"),
+	// also looking at named rivals ("estoy mirando también Factorial y
+	// Sesame", "je regarde aussi X"), and what sets this business apart
+	// ("¿qué os diferencia?", "qu'est-ce qui vous différencie ?").
+	r("compares providers", "{demande|demandons|consulte|consultons|contacte|sollicite|pregunte|preguntamos|pedi|pedimos|consulte|consultamos|contacte|contactamos|perguntei|perguntamos|consultei|consultamos|cotei|cotamos|angefragt|gefragt|nachgefragt} .. {autres|otras|otros|outras|outros|anderen|weiteren|others|other}", o(fEval, 60), o(fNeed, 45)),
+	r("compares providers", "{benchmark|benchmarking} .. {prestataires|fournisseurs|agences|societes|entreprises|proveedores|agencias|empresas|fornecedores|agencias|anbieter|anbietern|agenturen|providers|vendors|agencies|companies}", o(fEval, 60), o(fNeed, 45)),
+	r("compares providers", "{mirando|viendo|evaluando|considerando|olhando|vendo|avaliando|considerando|regarde|regardons|evalue|evaluons|schaue|schauen|anschauen|dekh} {tambien|tambem|aussi|auch|bhi}", o(fEval, 55), o(fNeed, 40)),
+	r("compares vendors", "{que os diferencia|que les diferencia|que los diferencia|que vos diferencia|o que vos diferencia|o que os diferencia|o que diferencia voces|qu est ce qui vous differencie|qui vous differencie|ce qui vous distingue|qu est ce qui vous distingue|what sets you apart|what makes you different|was macht euch anders|was macht ihr anders|was macht sie anders|was zeichnet euch aus|was zeichnet sie aus}", o(fEval, 55), o(fNeed, 35), o(fCriteria, 40)),
 	r("compares providers", "{bhi baat ki|bhi baat kar|bhi baat hui|bhi pucha|bhi poocha|bhi puchha|bhi quote liya|bhi enquiry ki|bhi visit kiya}", o(fEval, 60), o(fNeed, 45)),
 	r("compares providers", "{trying to decide|still deciding|deciding which|will decide after|decide after|je magasine|on magasine|je continue de magasiner|magasiner|en train de magasiner}", o(fEval, 55), o(fNeed, 40)),
 

@@ -154,3 +154,25 @@ func TestHedgedFarIsStillFar(t *testing.T) {
 		}
 	}
 }
+
+// TestComparisonWordings: asking other providers too, a benchmark of
+// providers, also looking at named rivals and asking what sets the
+// business apart are comparisons in every language.
+func TestComparisonWordings(t *testing.T) {
+	for _, text := range []string{
+		"on a demandé aussi à deux autres agences, on n'a pas encore fixé de budget",
+		"on fait un benchmark de 4 prestataires.",
+		"estoy mirando también Factorial y Sesame, qué os diferencia?",
+		"to vendo tb a Contabilizei e um escritorio aqui do bairro.",
+		"On regarde aussi Ringover et Aircall.",
+	} {
+		a := analyse(Input{Transcript: []Turn{{Role: RoleVisitor, Text: text}}})
+		found := false
+		for _, f := range a.findings {
+			found = found || f.f == fEval && strings.Contains(f.reading, "compares")
+		}
+		if !found {
+			t.Errorf("%q: no comparison read", text)
+		}
+	}
+}
