@@ -176,3 +176,27 @@ func TestComparisonWordings(t *testing.T) {
 		}
 	}
 }
+
+// TestCustomerWhoBuysMore: a customer whose fault the bot handed to
+// support, and who also asks for a quote for more, is a lead; one who only
+// says yes to the support team's offer is not.
+func TestCustomerWhoBuysMore(t *testing.T) {
+	buyer := []Turn{
+		{Role: RoleBot, Text: "Hola, ¿en qué te ayudo?"},
+		{Role: RoleVisitor, Text: "hola, somos clientes. la app no deja fichar a los empleados desde ayer, da error 503"},
+		{Role: RoleBot, Text: "Lo siento. He abierto una incidencia con prioridad alta; soporte técnico te contactará en menos de 2 horas."},
+		{Role: RoleVisitor, Text: "vale. abrimos 2 tiendas nuevas el 1 de marzo. soy la directora de RRHH y lo apruebo yo, necesito el presupuesto esta semana para 20 licencias más"},
+	}
+	support := []Turn{
+		{Role: RoleBot, Text: "Hi! Kya help karein?"},
+		{Role: RoleVisitor, Text: "OTP nahi aa raha login ke liye. aaj GSTR-1 file karna hai"},
+		{Role: RoleBot, Text: "Request raise ho gayi (ticket HK-7731). 30 minute me support team call karegi."},
+		{Role: RoleVisitor, Text: "plz jaldi"},
+	}
+	if _, _, _, ok := disqualified(analyse(Input{Transcript: buyer})); ok {
+		t.Errorf("a customer asking for a quote for 20 more licences was disqualified")
+	}
+	if _, _, _, ok := disqualified(analyse(Input{Transcript: support})); !ok {
+		t.Errorf("a locked-out customer was not disqualified")
+	}
+}

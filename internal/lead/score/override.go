@@ -262,12 +262,13 @@ func disqualified(a *analysis) (rule, reason string, ev []Evidence, ok bool) {
 		// hiring process; "I can start Monday" and "how much do you pay"
 		// are about the job.
 		return "job_seeker", "The bot sent the visitor to its careers page or hiring process: looking for work, not buying: unqualified.", append(routedEv, quotes(by[fJob])...), true
-	case routed&routeSupport != 0 && !evaluatingNow,
+	case routed&routeSupport != 0 && !evaluatingNow && !buysMore(a, serviceQuote),
 		// A support case opened: an existing customer's request, unless
 		// they went on to ask to buy something more (a customer with a
 		// billing ticket who then weighs moving three more apps is a
-		// lead again).
-		routed&routeTicket != 0 && !evaluatingNow && !buyingAfterTicket(a):
+		// lead again), or asked, before or after, for a quote, a meeting
+		// or a contract for something new (buysMore).
+		routed&routeTicket != 0 && !evaluatingNow && !buyingAfterTicket(a) && !buysMore(a, serviceQuote):
 		return "existing_customer", "The bot handed the visitor's request to its support or claims team: an existing customer's service request, not a purchase: unqualified (route to support).", append(routedEv, quotes(by[fSupport], by[fProblem])...), true
 	}
 	// Declined: the visitor said no to the bot's offer (to book, call,
@@ -578,4 +579,27 @@ func buyingBeyondOffer(a *analysis, serviceQuote map[string]bool) bool {
 		return true
 	}
 	return false
+}
+
+// buysMore: besides the request the bot handed to support, the visitor
+// asked for a quote or to buy, book or sign, in a sentence of its own
+// (not about the order or the fault): a customer who also buys more
+// ("necesito el presupuesto para 20 licencias más", "quote is week bhej
+// do, PO nikalna hai") is a lead, whichever came first.
+func buysMore(a *analysis, serviceQuote map[string]bool) bool {
+	for _, f := range a.findings {
+		if f.f == fIntent && !f.deny && !f.offScope && !serviceQuote[f.quote] && purchaseReadings[f.reading] {
+			return true
+		}
+	}
+	return false
+}
+
+// purchaseReadings ask to buy something new: a quote, a meeting with
+// sales, a trial, a contract. A yes to the support team's offer ("plz
+// jaldi", a slot for the technician), what they already pay, or a call
+// back are not among them.
+var purchaseReadings = map[string]bool{
+	"asks for a quote": true, "asks for the quote": true, "wants to buy": true, "commits to buy": true, "will sign": true,
+	"asks for sales": true, "asks for the contract": true, "wants to close": true, "asks to meet": true, "asks to test it": true,
 }
