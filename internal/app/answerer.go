@@ -2,10 +2,12 @@ package app
 
 import (
 	"fmt"
+	"net/http"
 
 	"concierge/internal/chat"
 	"concierge/internal/config"
 	"concierge/internal/llm"
+	"concierge/internal/retrieval"
 )
 
 // newModel builds the configured language model; nil with the extractive
@@ -35,4 +37,19 @@ func newAnswerer(m llm.Model, opts Options) chat.Answerer {
 		return chat.Extractive{}
 	}
 	return chat.Model{LLM: m}
+}
+
+// newEmbedder is the dense retrieval's embeddings client when
+// CONCIERGE_EMBEDDINGS_MODEL is set, else nil (keyword retrieval). The
+// server is the operator's (like the model's), so it is reached with a
+// plain client, not the guarded one for customer URLs.
+func newEmbedder(cfg config.Config, opts Options) retrieval.Embedder {
+	if cfg.EmbeddingsModel == "" {
+		return nil
+	}
+	client := opts.EmbeddingsClient
+	if client == nil {
+		client = &http.Client{Timeout: cfg.EmbeddingsTimeout}
+	}
+	return retrieval.NewOpenAIEmbedder(cfg.EmbeddingsBaseURL, cfg.EmbeddingsAPIKey.Reveal(), cfg.EmbeddingsModel, client)
 }

@@ -77,6 +77,9 @@ type Options struct {
 	SkipMigrate bool
 	// IDPClient reaches the identity provider (nil: idp.NewHTTPClient).
 	IDPClient *http.Client
+	// EmbeddingsClient reaches the configured embeddings server (nil: a
+	// client with CONCIERGE_EMBEDDINGS_TIMEOUT).
+	EmbeddingsClient *http.Client
 }
 
 // App is the running service.
@@ -234,8 +237,9 @@ func New(ctx context.Context, cfg config.Config, opts Options) (_ *App, err erro
 	outOpts := opts.Outbound
 	outOpts.Allow = allow
 	outbound := safehttp.New(outOpts)
-	a.Retrieval = retrieval.New(a.DB, retrieval.Options{})
-	a.Knowledge = knowledge.NewService(knowledge.Deps{DB: a.DB, Billing: a.Billing, Queue: a.Queue, Retrieval: a.Retrieval,
+	embedder := newEmbedder(cfg, opts)
+	a.Retrieval = retrieval.New(a.DB, retrieval.Options{Embedder: embedder, Logger: a.Log})
+	a.Knowledge = knowledge.NewService(knowledge.Deps{DB: a.DB, Billing: a.Billing, Queue: a.Queue, Retrieval: a.Retrieval, Embedder: embedder,
 		Client: outbound.HTTP(), ReadBody: safehttp.ReadBody, Allow: allow, Clock: a.Clock, Logger: a.Log}, opts.Knowledge)
 	a.Knowledge.RegisterJobs(a.Pool)
 	a.Billing.SetDocumentCounter(a.Knowledge)

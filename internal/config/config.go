@@ -90,6 +90,14 @@ type Config struct {
 	LLMTimeout     time.Duration `env:"CONCIERGE_LLM_TIMEOUT" envDefault:"60s"`
 	LLMMaxAttempts int           `env:"CONCIERGE_LLM_MAX_ATTEMPTS" envDefault:"3"`
 
+	// Dense retrieval: any OpenAI-compatible /v1/embeddings server. On when
+	// EmbeddingsModel is set; passages are embedded as they are indexed and
+	// each question as it is asked, fused with the keyword ranking.
+	EmbeddingsBaseURL string        `env:"CONCIERGE_EMBEDDINGS_BASE_URL"`
+	EmbeddingsAPIKey  Secret        `env:"CONCIERGE_EMBEDDINGS_API_KEY"`
+	EmbeddingsModel   string        `env:"CONCIERGE_EMBEDDINGS_MODEL"`
+	EmbeddingsTimeout time.Duration `env:"CONCIERGE_EMBEDDINGS_TIMEOUT" envDefault:"30s"`
+
 	SMTPURL  Secret `env:"CONCIERGE_SMTP_URL"`
 	MailFrom string `env:"CONCIERGE_MAIL_FROM"`
 
@@ -179,6 +187,17 @@ func (c Config) Validate() error {
 		}
 	default:
 		errs = append(errs, fmt.Errorf("CONCIERGE_LLM_PROVIDER %q: want extractive, openai or anthropic", c.LLMProvider))
+	}
+	if c.EmbeddingsModel == "" && (c.EmbeddingsBaseURL != "" || c.EmbeddingsAPIKey != "") {
+		errs = append(errs, errors.New("CONCIERGE_EMBEDDINGS_MODEL is needed with CONCIERGE_EMBEDDINGS_BASE_URL or _API_KEY"))
+	}
+	if c.EmbeddingsBaseURL != "" {
+		if u, err := url.Parse(c.EmbeddingsBaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			errs = append(errs, errors.New("CONCIERGE_EMBEDDINGS_BASE_URL must be an http(s) URL (the API root, e.g. http://127.0.0.1:11434/v1)"))
+		}
+	}
+	if c.EmbeddingsTimeout <= 0 {
+		errs = append(errs, errors.New("CONCIERGE_EMBEDDINGS_TIMEOUT must be positive"))
 	}
 	if c.Addr == "" {
 		errs = append(errs, errors.New("CONCIERGE_ADDR is empty"))

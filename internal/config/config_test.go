@@ -60,3 +60,29 @@ func TestDeliveryTimings(t *testing.T) {
 		}
 	}
 }
+
+// TestEmbeddings: dense retrieval is on with a model; the other settings
+// without one, or a base URL that is not an http(s) API root, are refused
+// at start rather than ignored.
+func TestEmbeddings(t *testing.T) {
+	for _, c := range []struct {
+		env map[string]string
+		bad bool
+	}{
+		{env: map[string]string{}},
+		{env: map[string]string{"CONCIERGE_EMBEDDINGS_MODEL": "text-embedding-3-small", "CONCIERGE_EMBEDDINGS_API_KEY": "sk-x"}},
+		{env: map[string]string{"CONCIERGE_EMBEDDINGS_MODEL": "nomic-embed-text", "CONCIERGE_EMBEDDINGS_BASE_URL": "http://127.0.0.1:11434/v1"}},
+		{env: map[string]string{"CONCIERGE_EMBEDDINGS_BASE_URL": "http://127.0.0.1:11434/v1"}, bad: true},
+		{env: map[string]string{"CONCIERGE_EMBEDDINGS_API_KEY": "sk-x"}, bad: true},
+		{env: map[string]string{"CONCIERGE_EMBEDDINGS_MODEL": "m", "CONCIERGE_EMBEDDINGS_BASE_URL": "127.0.0.1:11434"}, bad: true},
+		{env: map[string]string{"CONCIERGE_EMBEDDINGS_MODEL": "m", "CONCIERGE_EMBEDDINGS_TIMEOUT": "0s"}, bad: true},
+	} {
+		cfg, err := Load(func(k string) string { return c.env[k] })
+		if (err != nil) != c.bad {
+			t.Errorf("%v: %v (want error %v)", c.env, err, c.bad)
+		}
+		if err == nil && cfg.EmbeddingsTimeout != 30*time.Second && c.env["CONCIERGE_EMBEDDINGS_TIMEOUT"] == "" {
+			t.Errorf("%v: timeout %v", c.env, cfg.EmbeddingsTimeout)
+		}
+	}
+}

@@ -157,10 +157,11 @@ func (s *Service) index(ctx context.Context, src source, ahead <-chan *parsed) (
 	}
 	var docID int64
 	err = store.Get(ctx, s.db.Writer(), &docID, `INSERT INTO documents (workspace_id, bot_id, name, source, url, title,
-		content_type, bytes, content_hash, status, pages, etag, last_modified, last_fetched_at, listing, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'indexing', ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+		content_type, bytes, content_hash, status, pages, etag, last_modified, last_fetched_at, listing, embedding_model,
+		created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'indexing', ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
 		src.WorkspaceID, src.BotID, src.Name, src.Kind, url, doc.Title, doc.Format, len(src.Data), hash, doc.Pages,
-		nullable(src.ETag), nullable(src.LastModified), fetchedAt(src, now), doc.Listing, now, now)
+		nullable(src.ETag), nullable(src.LastModified), fetchedAt(src, now), doc.Listing, s.embeddingModel(), now, now)
 	if err != nil {
 		return nil, fmt.Errorf("knowledge: create document: %w", err)
 	}
@@ -187,8 +188,12 @@ func (s *Service) fill(ctx context.Context, src source, docID int64, doc *extrac
 			return nil, err
 		}
 		end := min(start+s.opts.BatchSize, len(passages))
-		err := s.db.Tx(ctx, func(tx *sqlx.Tx) error {
-			return insertPassages(ctx, tx, src, docID, doc.Title, passages[start:end], terms[start:end])
+		vecs, err := s.embed(ctx, passages[start:end], doc.Title)
+		if err != nil {
+			return nil, err
+		}
+		err = s.db.Tx(ctx, func(tx *sqlx.Tx) error {
+			return insertPassages(ctx, tx, src, docID, doc.Title, passages[start:end], terms[start:end], vecs)
 		})
 		if err != nil {
 			return nil, fmt.Errorf("knowledge: write passages: %w", err)
@@ -237,10 +242,10 @@ func (s *Service) fill(ctx context.Context, src source, docID int64, doc *extrac
 	return res, nil
 }
 
-// passageColumns are written per passage; rowsPerInsert rows go in one
-// multi-row INSERT (one statement to parse and, on PostgreSQL, one round
-// trip instead of one per passage), well under both engines' limits on
-// host parameters.
+// passageColumns are written per passage (the embedding an eleventh when
+// there is one); rowsPerInsert rows go in one multi-row INSERT (one
+// statement to parse and, on PostgreSQL, one round trip instead of one per
+// passage), well under both engines' limits on host parameters.
 const (
 	passageColumns = 10
 	rowsPerInsert  = 100
@@ -284,17 +289,23 @@ func deepLink(pageURL any, anchor string) any {
 	return u + "#" + (&url.URL{Fragment: anchor}).EscapedFragment()
 }
 
-func insertPassages(ctx context.Context, tx *sqlx.Tx, src source, docID int64, docTitle string, passages []chunk.Passage, terms []string) error {
+// insertPassages writes passages with their index terms and, when vecs is
+// not nil, their encoded embeddings (one per passage).
+func insertPassages(ctx context.Context, tx *sqlx.Tx, src source, docID int64, docTitle string, passages []chunk.Passage, terms []string, vecs [][]byte) error {
 	var url any
 	if src.URL != "" {
 		url = src.URL
 	}
-	row := "(" + store.Placeholders(passageColumns) + ")"
+	cols, embedding := passageColumns, ""
+	if vecs != nil {
+		cols, embedding = passageColumns+1, ", embedding"
+	}
+	row := "(" + store.Placeholders(cols) + ")"
 	for batch := range slices.Chunk(passages, rowsPerInsert) {
 		var q strings.Builder
 		q.WriteString(`INSERT INTO passages (workspace_id, bot_id, document_id, ordinal, title, url, heading_path, text,
-			tokens, terms) VALUES `)
-		args := make([]any, 0, len(batch)*passageColumns)
+			tokens, terms` + embedding + `) VALUES `)
+		args := make([]any, 0, len(batch)*cols)
 		for i, p := range batch {
 			if i > 0 {
 				q.WriteByte(',')
@@ -303,6 +314,10 @@ func insertPassages(ctx context.Context, tx *sqlx.Tx, src source, docID int64, d
 			args = append(args, src.WorkspaceID, src.BotID, docID, p.Ordinal, passageTitle(p, docTitle), deepLink(url, p.Anchor),
 				strings.Join(p.HeadingPath, " › "), p.Text, p.Tokens, terms[0])
 			terms = terms[1:]
+			if vecs != nil {
+				args = append(args, vecs[0])
+				vecs = vecs[1:]
+			}
 		}
 		if _, err := store.Exec(ctx, tx, q.String(), args...); err != nil {
 			return err

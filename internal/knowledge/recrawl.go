@@ -24,11 +24,14 @@ const (
 	goneAfter = 2
 )
 
-// EnsureScheduled queues the recrawl scheduler unless a copy already waits
-// (every replica calls it at start; the unique key keeps one).
+// EnsureScheduled queues the recrawl scheduler and, with embeddings, the
+// embeddings backfill, unless a copy already waits (every replica calls it
+// at start; the unique key keeps one).
 func (s *Service) EnsureScheduled(ctx context.Context) error {
-	_, err := s.queue.Enqueue(ctx, jobs.NewJob{Kind: jobRecrawlScheduler, UniqueKey: jobRecrawlScheduler, MaxAttempts: 3})
-	return err
+	if _, err := s.queue.Enqueue(ctx, jobs.NewJob{Kind: jobRecrawlScheduler, UniqueKey: jobRecrawlScheduler, MaxAttempts: 3}); err != nil {
+		return err
+	}
+	return s.ensureBackfill(ctx)
 }
 
 // recrawlSchedulerJob queues a recrawl for every bot that is due and whose

@@ -33,6 +33,9 @@ type Options struct {
 	BatchSize   int   // passages written per transaction [200]
 	// UserAgent is the crawler's robots.txt token.
 	UserAgent string
+	// EmbedRetryWait is the wait before the second try of embedding a
+	// batch of passages, doubled before the third [500ms].
+	EmbedRetryWait time.Duration
 }
 
 func (o *Options) defaults() {
@@ -48,6 +51,9 @@ func (o *Options) defaults() {
 	if o.UserAgent == "" {
 		o.UserAgent = "ConciergeBot"
 	}
+	if o.EmbedRetryWait <= 0 {
+		o.EmbedRetryWait = 500 * time.Millisecond
+	}
 }
 
 // Service implements the knowledge base.
@@ -56,6 +62,7 @@ type Service struct {
 	billing   *billing.Service
 	queue     *jobs.Queue
 	retrieval *retrieval.Service
+	embedder  retrieval.Embedder
 	client    *http.Client
 	readBody  func(*http.Response, int64) ([]byte, error)
 	allow     []netip.Prefix
@@ -78,6 +85,9 @@ type Deps struct {
 	Billing   *billing.Service
 	Queue     *jobs.Queue
 	Retrieval *retrieval.Service
+	// Embedder, when set, embeds every passage as it is indexed (dense
+	// retrieval; CONCIERGE_EMBEDDINGS_*). nil: keyword retrieval only.
+	Embedder retrieval.Embedder
 	// Client fetches customer-supplied URLs: it must be the SSRF-guarded
 	// client, with ReadBody its size-capped reader.
 	Client   *http.Client
@@ -98,7 +108,7 @@ func NewService(d Deps, opts Options) *Service {
 	if d.Logger == nil {
 		d.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Service{db: d.DB, billing: d.Billing, queue: d.Queue, retrieval: d.Retrieval, client: d.Client,
+	return &Service{db: d.DB, billing: d.Billing, queue: d.Queue, retrieval: d.Retrieval, embedder: d.Embedder, client: d.Client,
 		readBody: d.ReadBody, allow: d.Allow, clock: d.Clock, log: d.Logger.With("component", "knowledge"), opts: opts}
 }
 
@@ -120,6 +130,7 @@ func (s *Service) RegisterJobs(pool *jobs.Pool) {
 	pool.Handle(jobCrawl, s.crawlJob, jobs.KindOptions{Timeout: 2 * time.Hour})
 	pool.Handle(jobRecrawl, s.recrawlJob, jobs.KindOptions{Timeout: 2 * time.Hour})
 	pool.Handle(jobRecrawlScheduler, s.recrawlSchedulerJob, jobs.KindOptions{Timeout: 5 * time.Minute})
+	pool.Handle(jobEmbedBackfill, s.embedBackfillJob, jobs.KindOptions{Timeout: 2 * time.Hour})
 }
 
 // ownBot checks that botID is the workspace's: another workspace's bot is

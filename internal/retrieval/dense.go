@@ -18,6 +18,9 @@ type Embedder interface {
 	Embed(ctx context.Context, texts []string) ([][]float32, error)
 	// Dimensions is the length of the vectors, 0 while unknown.
 	Dimensions() int
+	// Model names the embedding model: vectors of different models are
+	// not comparable, so each document records the model of its vectors.
+	Model() string
 }
 
 const (
@@ -57,6 +60,8 @@ func NewOpenAIEmbedder(baseURL, apiKey, model string, httpClient *http.Client) E
 }
 
 func (e *openAIEmbedder) Dimensions() int { return int(e.dims.Load()) }
+
+func (e *openAIEmbedder) Model() string { return e.model }
 
 func (e *openAIEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	if len(texts) > embedMaxTexts {

@@ -3,31 +3,19 @@ package retrieval_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
-	"net/http"
-	"net/http/httptest"
-	"slices"
 	"strings"
-	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
+	"concierge/internal/llm/llmtest"
 	"concierge/internal/retrieval"
 	"concierge/internal/testkit"
 )
 
-// embeddingsServer is a fake OpenAI-compatible /v1/embeddings endpoint on
-// loopback. Its vectors count concepts: every word of a concept adds one to
-// that concept's dimension, so synonyms land close together while sharing
-// no keyword.
-type embeddingsServer struct {
-	*httptest.Server
-	mu       sync.Mutex
-	requests [][]string // inputs of each request
-	fail     bool
-}
-
+// concepts are the fake embeddings server's dimensions: synonyms land
+// close together while sharing no keyword.
 var concepts = [][]string{
 	{"car", "automobile", "vehicle", "tyres", "engine"},
 	{"cat", "kitten", "feline"},
@@ -35,86 +23,17 @@ var concepts = [][]string{
 	{"money", "refund", "price"},
 }
 
-func conceptVector(text string) []float32 {
-	v := make([]float32, len(concepts)+1)
-	v[len(concepts)] = 0.01 // never the zero vector
-	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return r < 'a' || r > 'z' }) {
-		for i, c := range concepts {
-			if slices.Contains(c, w) {
-				v[i]++
-			}
-		}
-	}
-	return v
+func newEmbeddingsServer(t *testing.T) *llmtest.Embeddings {
+	return llmtest.NewEmbeddings(t, concepts...)
 }
 
-func newEmbeddingsServer(t *testing.T) *embeddingsServer {
-	es := &embeddingsServer{}
-	es.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodPost || r.URL.Path != "/v1/embeddings" || r.Header.Get("Authorization") != "Bearer test-key" {
-			http.Error(w, `{"error":{"message":"bad request","type":"invalid_request_error"}}`, http.StatusBadRequest)
-			return
-		}
-		var req struct {
-			Input          []string `json:"input"`
-			Model          string   `json:"model"`
-			EncodingFormat string   `json:"encoding_format"`
-		}
-		if err := json.NewDecoder(r.Body).Decode(&req); err != nil || req.Model != "concepts-1" {
-			http.Error(w, `{"error":{"message":"bad body","type":"invalid_request_error"}}`, http.StatusBadRequest)
-			return
-		}
-		es.mu.Lock()
-		es.requests = append(es.requests, req.Input)
-		fail := es.fail
-		es.mu.Unlock()
-		if fail {
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(http.StatusInternalServerError)
-			w.Write([]byte(`{"error":{"message":"model overloaded","type":"server_error"}}`))
-			return
-		}
-		type item struct {
-			Object    string    `json:"object"`
-			Index     int       `json:"index"`
-			Embedding []float32 `json:"embedding"`
-		}
-		resp := struct {
-			Object string         `json:"object"`
-			Data   []item         `json:"data"`
-			Model  string         `json:"model"`
-			Usage  map[string]int `json:"usage"`
-		}{Object: "list", Model: req.Model, Usage: map[string]int{"prompt_tokens": len(req.Input), "total_tokens": len(req.Input)}}
-		// Reversed, as a server may: the client must order by index.
-		for i := len(req.Input) - 1; i >= 0; i-- {
-			resp.Data = append(resp.Data, item{Object: "embedding", Index: i, Embedding: conceptVector(req.Input[i])})
-		}
-		w.Header().Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(resp)
-	}))
-	t.Cleanup(es.Close)
-	return es
-}
-
-func (es *embeddingsServer) embedder() retrieval.Embedder {
-	return retrieval.NewOpenAIEmbedder(es.URL+"/v1", "test-key", "concepts-1", es.Client())
-}
-
-func (es *embeddingsServer) setFail(fail bool) {
-	es.mu.Lock()
-	defer es.mu.Unlock()
-	es.fail = fail
-}
-
-func (es *embeddingsServer) calls() int {
-	es.mu.Lock()
-	defer es.mu.Unlock()
-	return len(es.requests)
+func embedder(es *llmtest.Embeddings) retrieval.Embedder {
+	return retrieval.NewOpenAIEmbedder(es.BaseURL(), es.APIKey, es.Model, es.Client())
 }
 
 func TestOpenAIEmbedderBatches(t *testing.T) {
 	es := newEmbeddingsServer(t)
-	emb := es.embedder()
+	emb := embedder(es)
 	if emb.Dimensions() != 0 {
 		t.Errorf("dimensions before any call: %d", emb.Dimensions())
 	}
@@ -127,16 +46,14 @@ func TestOpenAIEmbedderBatches(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, v := range vecs {
-		if !cmp.Equal(v, conceptVector(texts[i])) {
+		if !cmp.Equal(v, es.Vector(texts[i])) {
 			t.Fatalf("vector %d out of order: %v", i, v)
 		}
 	}
 	var sizes []int
-	es.mu.Lock()
-	for _, r := range es.requests {
+	for _, r := range es.Requests() {
 		sizes = append(sizes, len(r))
 	}
-	es.mu.Unlock()
 	if want := []int{64, 64, 22}; !cmp.Equal(sizes, want) {
 		t.Errorf("batch sizes %v, want %v", sizes, want)
 	}
@@ -148,8 +65,8 @@ func TestOpenAIEmbedderBatches(t *testing.T) {
 	if _, err := emb.Embed(ctx, []string{"car"}); err == nil {
 		t.Error("cancelled context: want an error")
 	}
-	es.setFail(true)
-	if _, err := emb.Embed(context.Background(), []string{"car"}); err == nil || !strings.Contains(err.Error(), "overloaded") {
+	es.SetFail(true)
+	if _, err := emb.Embed(context.Background(), []string{"car"}); err == nil || !strings.Contains(err.Error(), "500") {
 		t.Errorf("server error: %v", err)
 	}
 }
@@ -168,7 +85,7 @@ func TestDenseFusion(t *testing.T) {
 			"Refund requests are answered within two days.",    // money
 			"Our engine oil offer: the price includes labour.", // car + money
 		}
-		vecs, err := es.embedder().Embed(context.Background(), texts)
+		vecs, err := embedder(es).Embed(context.Background(), texts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -179,7 +96,7 @@ func TestDenseFusion(t *testing.T) {
 		}
 		var logs bytes.Buffer
 		keyword := f.service(retrieval.Options{})
-		hybrid := f.service(retrieval.Options{Embedder: es.embedder(), Logger: testkit.Logger(&logs)})
+		hybrid := f.service(retrieval.Options{Embedder: embedder(es), Logger: testkit.Logger(&logs)})
 
 		// "cat": only the cat flap has the word; the kitten passage is about
 		// cats too, and fusion brings it in right behind.
@@ -202,7 +119,7 @@ func TestDenseFusion(t *testing.T) {
 		}
 
 		// The embeddings server fails: keyword ranking, a warning, no error.
-		es.setFail(true)
+		es.SetFail(true)
 		if got := ids(search(t, hybrid, ws, bot, "cat", 5)); !cmp.Equal(got, []int64{pid[2]}) {
 			t.Fatalf("fallback: %v", got)
 		}
@@ -220,11 +137,42 @@ func TestDenseWithoutVectors(t *testing.T) {
 	ws := f.workspace()
 	bot := f.bot(ws)
 	f.document(ws, bot, "a", "ready", passage{Text: "Cat flap installation."})
-	s := f.service(retrieval.Options{Embedder: es.embedder()})
+	s := f.service(retrieval.Options{Embedder: embedder(es)})
 	if n := len(search(t, s, ws, bot, "cat", 5)); n != 1 {
 		t.Fatalf("%d hits", n)
 	}
-	if n := es.calls(); n != 0 {
+	if n := len(es.Requests()); n != 0 {
 		t.Errorf("%d embedding calls for a bot without vectors", n)
 	}
+}
+
+// TestDenseOtherModel: vectors recorded under another embedding model are
+// not compared with the configured model's (they live in another space):
+// such a document is searched by keywords alone until the backfill embeds
+// it again.
+func TestDenseOtherModel(t *testing.T) {
+	testkit.ForEachEngine(t, func(t *testing.T, e testkit.Engine) {
+		es := newEmbeddingsServer(t)
+		f := newFixture(t, e)
+		ws := f.workspace()
+		bot := f.bot(ws)
+		v := es.Vector("The automobile needs new tyres.")
+		doc, _ := f.document(ws, bot, "a", "ready", passage{Text: "The automobile needs new tyres.", Vec: v})
+		s := f.service(retrieval.Options{Embedder: embedder(es)})
+		if n := len(search(t, s, ws, bot, "vehicle", 5)); n != 1 {
+			t.Fatalf("same model: %d hits for a synonym", n)
+		}
+		f.exec(`UPDATE documents SET embedding_model = 'another-model', updated_at = ? WHERE id = ?`, now().Add(time.Second), doc)
+		f.bump(bot)
+		calls := len(es.Requests())
+		if n := len(search(t, s, ws, bot, "vehicle", 5)); n != 0 {
+			t.Fatalf("another model's vectors were compared: %d hits", n)
+		}
+		if got := search(t, s, ws, bot, "automobile", 5); len(got) != 1 {
+			t.Fatalf("keywords: %d hits", len(got))
+		}
+		if n := len(es.Requests()) - calls; n != 0 {
+			t.Errorf("%d query embeddings for a bot without usable vectors", n)
+		}
+	})
 }

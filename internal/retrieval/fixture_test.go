@@ -65,6 +65,9 @@ func (f *fixture) bot(ws int64) int64 {
 		ws, fmt.Sprintf("key%d", seq.Add(1)), now(), now())
 }
 
+// fakeEmbeddingModel is the model name of llmtest.Embeddings.
+const fakeEmbeddingModel = "fake-embedding"
+
 type passage struct {
 	Title   string
 	Heading []string
@@ -78,8 +81,14 @@ type passage struct {
 // and the passage ids in order.
 func (f *fixture) document(ws, bot int64, name, status string, ps ...passage) (int64, []int64) {
 	f.t.Helper()
-	doc := f.insert(`INSERT INTO documents (workspace_id, bot_id, name, source, status, created_at, updated_at)
-VALUES (?, ?, ?, 'upload', 'indexing', ?, ?)`, ws, bot, name, now(), now())
+	model := "" // the model of the document's vectors: the fake embeddings server's when it has any
+	for _, p := range ps {
+		if p.Vec != nil {
+			model = fakeEmbeddingModel
+		}
+	}
+	doc := f.insert(`INSERT INTO documents (workspace_id, bot_id, name, source, status, embedding_model, created_at, updated_at)
+VALUES (?, ?, ?, 'upload', 'indexing', ?, ?, ?)`, ws, bot, name, model, now(), now())
 	ids := make([]int64, len(ps))
 	for i, p := range ps {
 		var emb []byte

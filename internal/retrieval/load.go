@@ -90,11 +90,18 @@ func (s *Service) update(ctx context.Context, key botKey, prev *snapshot, versio
 // When most of the bot is wanted (a first build) one query reads all of its
 // ready passages and the rest are skipped in Go; otherwise the documents are
 // read in IN-lists.
+// Only vectors of the configured embedding model are read (a document
+// records its model): another model's are not comparable, and without an
+// embedder none is needed.
 func (s *Service) loadPassages(ctx context.Context, key botKey, docs []int64, all bool, b *builder) error {
-	const q = `SELECT p.id, p.document_id, p.terms, p.embedding
+	const q = `SELECT p.id, p.document_id, p.terms, CASE WHEN d.embedding_model = ? THEN p.embedding END
 FROM passages p JOIN documents d ON d.id = p.document_id
 WHERE p.bot_id = ? AND p.workspace_id = ? AND d.bot_id = ? AND d.workspace_id = ? AND d.status = 'ready'`
-	args := []any{key.bot, key.workspace, key.bot, key.workspace}
+	model := "" // matches no document with vectors: embedding_model is '' without them
+	if s.opts.Embedder != nil {
+		model = s.opts.Embedder.Model()
+	}
+	args := []any{model, key.bot, key.workspace, key.bot, key.workspace}
 	if all {
 		want := make(map[int64]bool, len(docs))
 		for _, id := range docs {
