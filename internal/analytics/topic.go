@@ -50,6 +50,7 @@ func lexicalIndex() *lexIndex {
 		x := &lexIndex{phrases: map[string][]lexPhrase{}, stems: map[string][]string{},
 			weight: map[string]float64{}, generic: map[string]bool{}, conceptID: map[string]int32{}}
 		seen := map[string]bool{}
+		var multi []lexPhrase // phrases of more than one word, in the order added
 		add := func(phrase string, concepts []string) {
 			words := phraseWords(phrase)
 			key := strings.Join(words, " ")
@@ -57,6 +58,9 @@ func lexicalIndex() *lexIndex {
 				return // a word belongs to its first concept only
 			}
 			seen[key] = true
+			if len(words) > 1 {
+				multi = append(multi, lexPhrase{words: words, concepts: concepts})
+			}
 			x.phrases[words[0]] = append(x.phrases[words[0]], lexPhrase{words: words, concepts: concepts})
 			if len(words) == 1 {
 				if ts := retrieval.QuestionTerms(words[0]); len(ts) == 1 {
@@ -106,6 +110,17 @@ func lexicalIndex() *lexIndex {
 		addConcepts(domainConcepts)
 		addWords(moreWords)
 		addConcepts(moreConcepts)
+		// Last, a phrase's inflections ("sending money", "parking
+		// spaces"), where no phrase has them already.
+		for _, p := range multi {
+			last := len(p.words) - 1
+			if v := ingForm(p.words[0]); v != "" {
+				add(v+" "+strings.Join(p.words[1:], " "), p.concepts)
+			}
+			for _, v := range plurals(p.words[last]) {
+				add(strings.Join(p.words[:last], " ")+" "+v, p.concepts)
+			}
+		}
 		for _, w := range slices.Concat(generic, domainGeneric, moreGeneric) {
 			for _, t := range retrieval.QuestionTerms(w) {
 				if _, known := x.stems[t]; !known {
@@ -129,6 +144,54 @@ func lexicalIndex() *lexIndex {
 		lex = x
 	})
 	return lex
+}
+
+// ingForm is the -ing form of a verb opening a phrase ("send money" →
+// "sending money"), by the common spelling rules; "" for words of three
+// letters or fewer but the few listed. Only this form: a past form tells
+// what happened more often than what is asked ("seen the" is not "see
+// the"), and an -s form is as often a plural noun's ("slots available").
+func ingForm(w string) string {
+	n := len(w)
+	if ing, ok := shortVerbs[w]; ok {
+		return ing
+	}
+	if n <= 3 || strings.HasSuffix(w, "ing") || strings.HasSuffix(w, "ed") || !isASCIILetters(w) {
+		return ""
+	}
+	if w[n-1] == 'e' && w[n-2] != 'e' {
+		return w[:n-1] + "ing"
+	}
+	return w + "ing"
+}
+
+// shortVerbs are short verbs that open phrases, with their -ing form.
+var shortVerbs = map[string]string{"pay": "paying", "get": "getting", "buy": "buying", "put": "putting",
+	"set": "setting", "cut": "cutting", "run": "running", "see": "seeing", "say": "saying", "log": "logging",
+	"top": "topping", "add": "adding", "fix": "fixing", "opt": "opting", "sit": "sitting"}
+
+// plurals of a noun closing a phrase: "parking space" → "parking spaces".
+func plurals(w string) []string {
+	n := len(w)
+	if n <= 3 || w[n-1] == 's' || !isASCIILetters(w) {
+		return nil
+	}
+	switch {
+	case strings.HasSuffix(w, "sh") || strings.HasSuffix(w, "ch") || w[n-1] == 'x':
+		return []string{w + "es"}
+	case w[n-1] == 'y' && !strings.ContainsRune("aeiou", rune(w[n-2])):
+		return []string{w[:n-1] + "ies"}
+	}
+	return []string{w + "s"}
+}
+
+func isASCIILetters(w string) bool {
+	for i := 0; i < len(w); i++ {
+		if w[i] < 'a' || w[i] > 'z' {
+			return false
+		}
+	}
+	return true
 }
 
 func mapKeys[V any](m map[string]V) func(func(string) bool) {
