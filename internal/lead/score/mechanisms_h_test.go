@@ -200,3 +200,24 @@ func TestCustomerWhoBuysMore(t *testing.T) {
 		t.Errorf("a locked-out customer was not disqualified")
 	}
 }
+
+// TestBotRefusesOrders: a bot that says it cannot change its settings, a
+// classification or a rating was given an order; a bot that cannot do
+// something for a buyer was not.
+func TestBotRefusesOrders(t *testing.T) {
+	for _, c := range []struct {
+		text, lang string
+		want       bool
+	}{
+		{"No guardo ni cambio clasificaciones. Si tienes alguna pregunta sobre coberturas o precios, te la respondo encantado.", "es", true},
+		{"Lead tagging main manually nahi kar sakta. Agar aap LeadLoop evaluate karna chahte hain, toh apni requirements share kariye.", "hi-en", true},
+		{"Ich kann keine Einstufungen setzen.", "de", true},
+		{"I'm not able to change any settings. I'm happy to help you search for properties if you'd like.", "en", true},
+		{"We can't do Saturday deliveries, but Friday works.", "en", false},
+		{"Our settings page lets you change the language.", "en", false},
+	} {
+		if got := botRoutes(c.text, c.lang)&routeNoOrders != 0; got != c.want {
+			t.Errorf("%q: refused an order %v, want %v", c.text, got, c.want)
+		}
+	}
+}

@@ -250,6 +250,10 @@ func disqualified(a *analysis) (rule, reason string, ev []Evidence, ok bool) {
 		return "injection", "The visitor tried to instruct the bot to reveal what it may not share: unqualified, whatever buying words came with it.", append(quotes(by[fInjection]), routedEv...), true
 	case routed&routeRefuse != 0 && !buyingAfter(a, routeRefuse):
 		return "competitor", "The visitor asked for internal or other customers' information the bot would not share: fishing, not buying: unqualified.", append(routedEv, quotes(by[fFishing], by[fCompetitor])...), true
+	case routed&routeNoOrders != 0 && !buyingAfter(a, routeNoOrders):
+		// The bot refused to change a setting, a classification or a
+		// rating, or to act on a command: the visitor gave it an order.
+		return "injection", "The bot refused to act on the visitor's instruction (to change its settings, a classification or a rating): an attempt to steer it, not a purchase: unqualified.", append(routedEv, quotes(by[fInjection])...), true
 	case routed&routeVendor != 0 && !evaluatingNow:
 		return "spam", "The bot sent the visitor to its vendor or partnership inbox: they are selling to the business, not buying: unqualified.", append(routedEv, quotes(by[fSpamWeak])...), true
 	case routed&routeNotForYou != 0 && !evaluatingNow && !buyingAfter(a, routeNotForYou):
@@ -409,6 +413,8 @@ func routeReading(k route) string {
 		return "sent to its careers page"
 	case k&routeRefuse != 0:
 		return "refused to share"
+	case k&routeNoOrders != 0:
+		return "refused to act on"
 	case k&routeVendor != 0:
 		return "sent to its vendor inbox"
 	case k&routeNotForYou != 0:

@@ -12,7 +12,7 @@ import "strings"
 // them quotes the visitor turn the bot was answering.
 
 // route is what one bot turn did with the visitor's request.
-type route uint8
+type route uint16
 
 const (
 	routeSupport   route = 1 << iota // handed to support, claims, a ticket
@@ -23,6 +23,7 @@ const (
 	routeBooked                      // confirmed a booking the visitor made ("you're booked for Friday at 9")
 	routeTicket                      // stated the number of a support case it opened ("Ticket #48213")
 	routeNotForYou                   // told the visitor the chat is for its customers, or that the business is not buying
+	routeNoOrders                    // refused to act on an instruction: change a setting, a classification, a rating
 )
 
 // routeMark is a routing bot turn and the visitor turn it answered.
@@ -166,6 +167,9 @@ func botRoutes(text, lang string) route {
 			// turned down a seller. Not sharing suppliers' data is a
 			// refusal (routeRefuse), not this.
 			r |= routeVendor
+		}
+		if neg && controlsIn(toks, lo, hi) {
+			r |= routeNoOrders
 		}
 		if asksReference(toks, lo, hi) {
 			r |= routeAsksRef
@@ -615,4 +619,29 @@ func digitsIn(w string) int {
 		}
 	}
 	return n
+}
+
+// controlWords are what only an instruction to the bot touches: its
+// settings, configuration and instructions, the commands it takes, the
+// classification, rating or tag it gives a lead. A bot that says it cannot
+// change, confirm or act on them ("I can't change any settings", "no
+// guardo ni cambio clasificaciones", "Ich kann keine Einstufungen setzen",
+// "não tenho acesso a esse tipo de comando", "lead tagging main manually
+// nahi kar sakta") was given an order by the visitor.
+var controlWords = setOfWords([]string{
+	"settings", "setting", "configuration", "config", "instructions", "instruction", "command", "commands", "classification", "classifications", "tagging", "tier",
+	"configuracion", "configuraciones", "instrucciones", "comando", "comandos", "clasificacion", "clasificaciones",
+	"configuracao", "configuracoes", "instrucoes", "classificacao", "classificacoes",
+	"parametres", "consignes", "commandes", "classement",
+	"einstellungen", "konfiguration", "anweisungen", "befehle", "befehl", "einstufung", "einstufungen", "lead-einstufungen", "bewertungen",
+})
+
+// controlsIn: the sentence names one of them.
+func controlsIn(toks []token, lo, hi int) bool {
+	for i := lo; i < hi; i++ {
+		if controlWords[toks[i].norm] {
+			return true
+		}
+	}
+	return false
 }
