@@ -191,8 +191,10 @@ var goals = map[string]goal{
 	// After the cross-validated mechanisms of 2026-11-26 (lexicon-4; the
 	// half was read for them, so the figure is in-sample): 54/67 (80.6%),
 	// 3 two tiers off. After the set G round (its spent misses read for
-	// evidence, so in-sample): 57/67 (85.1%), 3 two tiers off.
-	setTest: {accuracy: 0.83},
+	// evidence, so in-sample): 57/67 (85.1%), 3 two tiers off. After the
+	// set H round (read for evidence, in-sample): 58/67 (86.6%), 2 two tiers
+	// off.
+	setTest: {accuracy: 0.85},
 	// First run, 2026-11-25, before any rule for these languages: 43/55
 	// (78.2%), two tiers off 2; de 79%, fr 72%, hi-en 83%. After issue 17's
 	// work on French, German and Hinglish (tuned on this half, so the figure
@@ -239,8 +241,10 @@ var goals = map[string]goal{
 	// de 81%, en 73%, es 79%, fr 72%, hi-en 76%, pt 74% (refined by the
 	// rubric-following fake model: 96/119, 80.7%, 3 two tiers off). The
 	// goals do not hold; a floor under it. After the set G round (read for
-	// evidence, in-sample): 98/119 (82.4%), 4 two tiers off.
-	setTestD: {accuracy: 0.79},
+	// evidence, in-sample): 98/119 (82.4%), 4 two tiers off. After the set
+	// H round (read for evidence, in-sample): 99/119 (83.2%), 3 two tiers
+	// off.
+	setTestD: {accuracy: 0.82},
 	// First run, 2026-11-26, before any rule work on it (written blind
 	// after the set D round; the set D rules never saw it): 91/120 (75.8%),
 	// two tiers off 7; de 70%, en 80%, es 75%, fr 85%, hi-en 70%, pt 75%.
@@ -260,8 +264,10 @@ var goals = map[string]goal{
 	// pt 75% (refined by the rubric-following fake model: 101/120, 84.2%,
 	// 4 two tiers off). The goals do not hold; a floor under it. After the
 	// set G round (read for evidence, in-sample): 104/120 (86.7%), 2 two
-	// tiers off; de 75%, en 85%, es 95%, fr 90%, hi-en 95%, pt 80%.
-	setTestE: {accuracy: 0.84},
+	// tiers off; de 75%, en 85%, es 95%, fr 90%, hi-en 95%, pt 80%. After
+	// the set H round (read for evidence, in-sample): 105/120 (87.5%), 1 two
+	// tiers off.
+	setTestE: {accuracy: 0.86},
 	// First run, 2026-11-26, before any rule work on it (written blind
 	// after the set E round; the set E rules never saw it): 84/120 (70.0%),
 	// two tiers off 11; de 55%, en 70%, es 90%, fr 80%, hi-en 70%, pt 55%.
@@ -279,8 +285,9 @@ var goals = map[string]goal{
 	// two tiers off). The same as the development half's first run before
 	// the round (84/120): the round did not carry. A floor under it. After
 	// the set G round (read for evidence, in-sample): 90/120 (75.0%), 14
-	// two tiers off.
-	setTestF: {accuracy: 0.73},
+	// two tiers off. After the set H round (read for evidence, in-sample):
+	// 94/120 (78.3%), 11 two tiers off.
+	setTestF: {accuracy: 0.76},
 	// First run, 2026-11-26, before any rule work on it (written blind
 	// after the set F round; the rules never saw it): 95/120 (79.2%), two
 	// tiers off 6; de 65%, en 75%, es 85%, fr 80%, hi-en 80%, pt 90%. After
@@ -289,7 +296,9 @@ var goals = map[string]goal{
 	// off; de 90%, en 90%, es 90%, fr 95%, hi-en 85%, pt 90%. A floor a
 	// little under it, with a per-language floor; the three cases two tiers
 	// off have no general reading yet, so that goal is not enforced here.
-	setDevG: {accuracy: 0.88, perLanguage: 0.80},
+	// After the set H round (read for evidence, in-sample): 109/120 (90.8%),
+	// 3 two tiers off; every language at least 90%.
+	setDevG: {accuracy: 0.89, perLanguage: 0.85},
 	// Moved in from outside the repository and run once, 2026-11-26, after
 	// the rule work on the G development half (90.0% in-sample): 102/120
 	// (85.0%), two tiers off 3; de 85%, en 85%, es 75%, fr 85%, hi-en 90%,
@@ -297,17 +306,24 @@ var goals = map[string]goal{
 	// two tiers off). The code before the round scores it the same, 102/120
 	// (es 70%, de 90%): the round did not move it. Accuracy meets issue
 	// 17's 85%; the two-tiers-off and per-language goals do not hold. A
-	// floor under it.
-	setTestG: {accuracy: 0.83},
+	// floor under it. After the set H round (its misses read for evidence,
+	// so in-sample): 106/120 (88.3%), 1 two tiers off (g-es-025, a rival
+	// driving school asking prices "para ajustar mis precios"); es 80%,
+	// every other language at least 85%.
+	setTestG: {accuracy: 0.86, perLanguage: 0.79},
 	// Set H was not tuned on: both halves were run once on the set G rules,
 	// 2026-11-26 (testdata/README.md "Set H"). Dev: 106/120 (88.3%), 1 two
 	// tiers off, every language at least 80% (es 100%). Test: 103/120
 	// (85.8%), 4 two tiers off (three unqualified read as mql); es 75%, fr
 	// 75% (refined: 106/120, 2 two off). Accuracy meets issue 17's 85% on
 	// both halves; the two-tiers-off and per-language goals do not hold on
-	// the test half. Floors under them.
-	setDevH:  {accuracy: 0.86, perLanguage: 0.80},
-	setTestH: {accuracy: 0.83},
+	// the test half. Floors under them. After the set H round (both halves
+	// read for evidence, so in-sample from here on): dev 112/120 (93.3%),
+	// none two tiers off, every language at least 85%; test 110/120
+	// (91.7%), 2 two tiers off (h-es-024, h-fr-018), every language at
+	// least 85% (es 95%, fr 85%).
+	setDevH:  {accuracy: 0.90, perLanguage: 0.80, noTwoOff: true},
+	setTestH: {accuracy: 0.90, perLanguage: 0.80},
 }
 
 // evalReport is one set's outcome.

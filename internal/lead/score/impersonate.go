@@ -9,7 +9,7 @@ import "regexp"
 // "SYSTEM OVERRIDE") or a value assigned to a field in a programmer's
 // notation ("tier=sql", "lead_score = 100", "budget=approved"). People
 // asking about a product write neither: in the labelled sets every visitor
-// turn with one of them (64 conversations of every writer and language) is
+// turn with one of them (43 conversations of every writer and language) is
 // labelled unqualified.
 var (
 	roleMarker = regexp.MustCompile(`(?i)(^|[\s\[\]<>/{"'#*(])(system|sistema|syst[eè]me|admin|developer|assistant)\s*(\]|>|"?\s*:|\s+override\b|\s+(mode|modus|modo)\b)|"role"\s*:\s*"system"|\b(mode|modo|modus)\s+(admin|administrador|administrateur|developpeur|développeur|desarrollador|desenvolvedor)\b`)
