@@ -82,6 +82,10 @@ func loadLabelled(t *testing.T) []labelled {
 			set = "blind H dev"
 		case "blind_h_test.json":
 			set = "blind H test"
+		case "blind_i_dev.json":
+			set = "blind I dev"
+		case "blind_i_test.json":
+			set = "blind I test"
 		}
 		if only := os.Getenv("LEAD_EVAL_SETS"); only != "" && !strings.Contains(","+only+",", ","+set+",") {
 			continue // see score's TestEvaluation
@@ -227,7 +231,7 @@ func TestRefinedEvaluation(t *testing.T) {
 		rules[c.set].add(c, b.Tier)
 		refined[c.set].add(c, res.Tier)
 	}
-	for _, set := range []string{"existing", "blind dev", "blind test", "blind B dev", "blind B test", "blind C dev", "blind C test", "blind D dev", "blind D test", "blind E dev", "blind E test", "blind F dev", "blind F test", "blind G dev", "blind G test", "blind H dev", "blind H test"} {
+	for _, set := range []string{"existing", "blind dev", "blind test", "blind B dev", "blind B test", "blind C dev", "blind C test", "blind D dev", "blind D test", "blind E dev", "blind E test", "blind F dev", "blind F test", "blind G dev", "blind G test", "blind H dev", "blind H test", "blind I dev", "blind I test"} {
 		a, m := rules[set], refined[set]
 		if a == nil {
 			continue

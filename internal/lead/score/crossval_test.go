@@ -75,6 +75,10 @@ func foldOf(c evalCase) (string, bool) {
 		return "H", false
 	case setTestH:
 		return "H", true
+	case setDevI:
+		return "I", false
+	case setTestI:
+		return "I", true
 	}
 	return "existing", false
 }
@@ -210,7 +214,7 @@ func (t *cvTally) langs() string {
 	return b.String()
 }
 
-var folds = []string{"existing", "A", "B", "C", "D", "E", "F", "G", "H"}
+var folds = []string{"existing", "A", "B", "C", "D", "E", "F", "G", "H", "I"}
 
 // crossValidate holds out each fold in turn, fits on the others and
 // tallies the held-out fold's dev and test halves.

@@ -130,6 +130,11 @@ const (
 	// outside the repository until the end of the rule work on this half.
 	setDevH  = "blind H dev"
 	setTestH = "blind H test"
+	// Blind set I (all six languages, 240 cases, written 2026-11-26 while
+	// the set H round ran, split at once, kept outside the repository until
+	// that round ended): both halves are unseen measures of it.
+	setDevI  = "blind I dev"
+	setTestI = "blind I test"
 )
 
 func evalSet(c evalCase) string {
@@ -166,6 +171,10 @@ func evalSet(c evalCase) string {
 		return setDevH
 	case "blind_h_test.json":
 		return setTestH
+	case "blind_i_dev.json":
+		return setDevI
+	case "blind_i_test.json":
+		return setTestI
 	}
 	return setExisting
 }
@@ -324,6 +333,15 @@ var goals = map[string]goal{
 	// least 85% (es 95%, fr 85%).
 	setDevH:  {accuracy: 0.90, perLanguage: 0.80, noTwoOff: true},
 	setTestH: {accuracy: 0.90, perLanguage: 0.80},
+	// Set I, run once each after the set H round ended (never tuned on):
+	// dev 92/120 (76.7%), 7 two tiers off; de 70%, en 85%, es 70%, fr 55%,
+	// hi-en 95%, pt 85%. Test 101/120 (84.2%), 5 two tiers off; de 95%, en
+	// 90%, every other language 80%. Refined: 102 and 104. The code before
+	// the H round scores them 91 (8 two off) and 100 (5): the round carried
+	// one conversation on each half. No goal of issue 17 holds on set I;
+	// floors under the figures.
+	setDevI:  {accuracy: 0.75},
+	setTestI: {accuracy: 0.82},
 }
 
 // evalReport is one set's outcome.
@@ -460,7 +478,7 @@ func TestEvaluation(t *testing.T) {
 		cases = keep
 	}
 	reports := evaluate(cases, rulesOnly)
-	for _, set := range []string{setExisting, setDev, setTest, setDevB, setTestB, setDevC, setTestC, setDevD, setTestD, setDevE, setTestE, setDevF, setTestF, setDevG, setTestG, setDevH, setTestH} {
+	for _, set := range []string{setExisting, setDev, setTest, setDevB, setTestB, setDevC, setTestC, setDevD, setTestD, setDevE, setTestE, setDevF, setTestF, setDevG, setTestG, setDevH, setTestH, setDevI, setTestI} {
 		rep := reports[set]
 		if rep == nil {
 			if set == setExisting && os.Getenv("LEAD_EVAL_SETS") == "" {
