@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -203,11 +202,6 @@ type sweepPayload struct {
 
 const (
 	sweepBatch = 500
-	// sweepTxBatch conversations are rescored in one transaction: a commit
-	// per conversation cost more than scoring one (on SQLite every commit
-	// takes the single writer), and a short batch holds the writer only a
-	// few milliseconds.
-	sweepTxBatch = 32
 	// sweepOverlap looks back past the last run, for conversations whose
 	// transaction committed after it looked.
 	sweepOverlap = 5 * time.Minute
@@ -252,35 +246,12 @@ func (s *Service) Sweep(ctx context.Context, since time.Time) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("lead: sweep: %w", err)
 	}
-	for batch := range slices.Chunk(due, sweepTxBatch) {
-		err := s.db.Tx(ctx, func(tx *sqlx.Tx) error {
-			now := s.clock.Now()
-			for i := range batch {
-				r, err := s.ensureRow(ctx, tx, &batch[i], now)
-				if err == nil {
-					_, err = s.scoreTx(ctx, tx, &batch[i], r, now)
-				}
-				if err != nil {
-					return err
-				}
+	for i := range due {
+		if _, err := s.rescore(ctx, &due[i]); err != nil {
+			if ctx.Err() != nil {
+				return 0, ctx.Err()
 			}
-			return nil
-		})
-		if err == nil {
-			continue
-		}
-		if ctx.Err() != nil {
-			return 0, ctx.Err()
-		}
-		// One conversation failed the batch: each on its own, so that it
-		// holds no other back.
-		for i := range batch {
-			if _, err := s.rescore(ctx, &batch[i]); err != nil {
-				if ctx.Err() != nil {
-					return 0, ctx.Err()
-				}
-				s.log.WarnContext(ctx, "lead: rescoring failed", "session", batch[i].ID, "err", err)
-			}
+			s.log.WarnContext(ctx, "lead: rescoring failed", "session", due[i].ID, "err", err)
 		}
 	}
 	return len(due), nil
