@@ -2,7 +2,6 @@ package app
 
 import (
 	"fmt"
-	"net/http"
 
 	"concierge/internal/chat"
 	"concierge/internal/config"
@@ -40,16 +39,14 @@ func newAnswerer(m llm.Model, opts Options) chat.Answerer {
 }
 
 // newEmbedder is the dense retrieval's embeddings client when
-// CONCIERGE_EMBEDDINGS_MODEL is set, else nil (keyword retrieval). The
-// server is the operator's (like the model's), so it is reached with a
-// plain client, not the guarded one for customer URLs.
+// CONCIERGE_EMBEDDINGS_MODEL is set, else nil (keyword retrieval).
 func newEmbedder(cfg config.Config, opts Options) retrieval.Embedder {
 	if cfg.EmbeddingsModel == "" {
 		return nil
 	}
 	client := opts.EmbeddingsClient
 	if client == nil {
-		client = &http.Client{Timeout: cfg.EmbeddingsTimeout}
+		client = retrieval.NewEmbeddingsClient(cfg.EmbeddingsTimeout)
 	}
 	return retrieval.NewOpenAIEmbedder(cfg.EmbeddingsBaseURL, cfg.EmbeddingsAPIKey.Reveal(), cfg.EmbeddingsModel, client)
 }

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	openai "github.com/sashabaranov/go-openai"
 )
@@ -46,8 +47,8 @@ type openAIEmbedder struct {
 // /v1/embeddings server. baseURL is the API root including /v1 (for
 // example https://api.openai.com/v1 or http://127.0.0.1:11434/v1); empty
 // means OpenAI. httpClient nil is http.DefaultClient; give one with a
-// timeout. Texts go out in batches of 64, one request at a time, each bound
-// to ctx.
+// timeout (NewEmbeddingsClient). Texts go out in batches of 64, one
+// request at a time, each bound to ctx.
 func NewOpenAIEmbedder(baseURL, apiKey, model string, httpClient *http.Client) Embedder {
 	cfg := openai.DefaultConfig(apiKey)
 	if baseURL != "" {
@@ -57,6 +58,14 @@ func NewOpenAIEmbedder(baseURL, apiKey, model string, httpClient *http.Client) E
 		cfg.HTTPClient = httpClient
 	}
 	return &openAIEmbedder{client: openai.NewClientWithConfig(cfg), model: model}
+}
+
+// NewEmbeddingsClient is the HTTP client for the operator's embeddings
+// server (CONCIERGE_EMBEDDINGS_BASE_URL, like the language model's: never a
+// customer-supplied URL, so not the guarded client), each request within
+// timeout.
+func NewEmbeddingsClient(timeout time.Duration) *http.Client {
+	return &http.Client{Timeout: timeout}
 }
 
 func (e *openAIEmbedder) Dimensions() int { return int(e.dims.Load()) }

@@ -28,6 +28,7 @@ var staticAllow = map[string]string{
 	"cmd/soak":                 "operator-run soak: drives the replicas, proxy and fakes it starts itself on 127.0.0.1",
 	"internal/testkit":         "test support: the harness client talks only to the app it starts on 127.0.0.1",
 	"internal/llm":             "language-model APIs at operator-configured base URLs; never a customer-supplied URL",
+	"internal/retrieval":       "the embeddings server at the operator-configured CONCIERGE_EMBEDDINGS_BASE_URL; never a customer-supplied URL",
 	"internal/lead/emailcheck": "the e-mail verification provider at an operator-configured URL (CONCIERGE_EMAIL_VERIFY_URL)",
 	"internal/idp":             "the OpenID provider's discovery, keys and token endpoint at the operator-configured issuer (CONCIERGE_IDP_ISSUER); never a customer-supplied URL",
 }
