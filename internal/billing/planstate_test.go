@@ -21,6 +21,7 @@ func TestSyncPlanFromSubscriptions(t *testing.T) {
 		now := time.Date(2030, 6, 10, 9, 0, 0, 0, time.UTC)
 		svc, db, clk := newService(t, e, now)
 		ws := newWorkspace(t, db, "subs@example.com", now)
+		testkit.Listen(t, db, ws, 0) // events are recorded only for an active endpoint
 		if err := db.Tx(ctx, func(tx *sqlx.Tx) error { return svc.StartTrial(ctx, tx, ws, now) }); err != nil {
 			t.Fatal(err)
 		}

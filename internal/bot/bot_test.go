@@ -191,6 +191,19 @@ func TestDeleteLeavesNothingBehind(t *testing.T) {
 		id, _ := createBot(t, a, key, "doomed")
 		keep, _ := createBot(t, a, other, "kept")
 		ctx := context.Background()
+		// A webhook endpoint with a message and its attempt (they refer to
+		// the endpoint, not the bot), first: the bot's events are recorded
+		// only while an endpoint listens.
+		hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(500) }))
+		defer hook.Close()
+		wh := a.Do(t, "POST", "/webhooks", map[string]any{"bot_id": id, "url": hook.URL, "events": []string{"lead.captured"}},
+			"X-API-Key", key)
+		if wh.Status != 201 {
+			t.Fatalf("webhook: %d %s", wh.Status, wh.Body)
+		}
+		if r := a.Do(t, "POST", "/webhooks/"+wh.JSON(t)["webhook_id"].(string)+"/test", nil, "X-API-Key", key); r.Status != 200 {
+			t.Fatalf("webhook test: %d %s", r.Status, r.Body)
+		}
 		for i := 0; i < 3; i++ {
 			if _, err := a.Queue.Enqueue(ctx, jobs.NewJob{Kind: "test.noop", WorkspaceID: wsID, BotID: id}); err != nil {
 				t.Fatal(err)
@@ -223,18 +236,6 @@ func TestDeleteLeavesNothingBehind(t *testing.T) {
 			map[string]any{"subject": "Hello", "body": "Thanks for visiting."}, "X-API-Key", key); r.Status != 202 {
 			t.Fatalf("follow-up: %d %s", r.Status, r.Body)
 		}
-		// A webhook endpoint with a message and its attempt (they refer to
-		// the endpoint, not the bot).
-		hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(500) }))
-		defer hook.Close()
-		wh := a.Do(t, "POST", "/webhooks", map[string]any{"bot_id": id, "url": hook.URL, "events": []string{"lead.captured"}},
-			"X-API-Key", key)
-		if wh.Status != 201 {
-			t.Fatalf("webhook: %d %s", wh.Status, wh.Body)
-		}
-		if r := a.Do(t, "POST", "/webhooks/"+wh.JSON(t)["webhook_id"].(string)+"/test", nil, "X-API-Key", key); r.Status != 200 {
-			t.Fatalf("webhook test: %d %s", r.Status, r.Body)
-		}
 		webhookRows := func() (n int) {
 			if err := store.Get(ctx, a.DB.Reader(), &n, `SELECT (SELECT COUNT(*) FROM webhook_messages m JOIN webhooks w ON w.id = m.webhook_id
 				WHERE w.bot_id = ?) + (SELECT COUNT(*) FROM webhook_attempts a JOIN webhooks w ON w.id = a.webhook_id WHERE w.bot_id = ?)
@@ -244,7 +245,7 @@ func TestDeleteLeavesNothingBehind(t *testing.T) {
 			}
 			return n
 		}
-		if n := webhookRows(); n != 2 {
+		if n := webhookRows(); n < 2 { // the test message and its attempt, and perhaps lead.captured's
 			t.Fatalf("webhook message and attempt: %d rows", n)
 		}
 		before := testkit.RowsReferencing(t, a.DB, "bot_id", id)

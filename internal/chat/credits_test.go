@@ -178,6 +178,7 @@ func TestModelFaultsChargeOnlyCompletedReplies(t *testing.T) {
 func TestExtractiveReplyIsOneWrite(t *testing.T) {
 	testkit.ForEachEngine(t, func(t *testing.T, e testkit.Engine) {
 		w := newWorld(t, e)
+		w.a.Listen(t, w.ws, w.bot) // events are recorded only for an active endpoint
 		_, rep := w.chat(t, "Where do orders ship from?", "")
 		if r, _ := w.chat(t, "How long does delivery inside India take?", rep.SessionID); r.Status != 200 {
 			t.Fatalf("follow-up: %d %s", r.Status, r.Body)
@@ -206,6 +207,7 @@ func TestExtractiveReplyIsOneWrite(t *testing.T) {
 func TestFailedBatchWritesEachReplyAlone(t *testing.T) {
 	testkit.ForEachEngine(t, func(t *testing.T, e testkit.Engine) {
 		w := newWorld(t, e, testkit.WithEnv("CONCIERGE_RATE_LIMITS", "off"))
+		w.a.Listen(t, w.ws, w.bot) // events are recorded only for an active endpoint
 		w.setBalance(t, 300)
 		var faults atomic.Int64
 		chat.SetBatchFault(func() error { faults.Add(1); return errors.New("injected batch failure") })
@@ -268,6 +270,7 @@ func TestPanickingBatchIsContained(t *testing.T) {
 func TestConcurrentFollowUpsKeepEachSession(t *testing.T) {
 	testkit.ForEachEngine(t, func(t *testing.T, e testkit.Engine) {
 		w := newWorld(t, e, testkit.WithEnv("CONCIERGE_RATE_LIMITS", "off"))
+		w.a.Listen(t, w.ws, w.bot) // events are recorded only for an active endpoint
 		const n = 40
 		sessions := make([]string, n)
 		for i := range sessions {

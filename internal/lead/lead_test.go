@@ -39,6 +39,7 @@ func newWorld(t *testing.T, e testkit.Engine, opts ...testkit.Option) *world {
 	w := &world{a: a}
 	w.key, w.ws = a.Register(t, "owner@acme-corp.io")
 	w.bot, w.botKey = createBot(t, a, w.key, "Sales helper")
+	a.Listen(t, w.ws, w.bot) // the tests read the lead events: recorded for an active endpoint only
 	w.otherKey, _ = a.Register(t, "other@rival.io")
 	w.otherBot, w.otherBKey = createBot(t, a, w.otherKey, "Rival")
 	r := a.Upload(t, "/ingest", w.key, w.bot, testkit.File{Name: "product.md", Data: []byte(product)})

@@ -125,6 +125,7 @@ func TestHandoffAndOperatorFlow(t *testing.T) {
 	testkit.ForEachEngine(t, func(t *testing.T, e testkit.Engine) {
 		w := newWorld(t, e)
 		a := w.a
+		a.Listen(t, w.ws, w.bot) // events are recorded only for an active endpoint
 		rep := w.chat(t, w.botKey, "Do you sell helicopter spare parts?", "")
 		sid := rep["session_id"].(string)
 		if rep["mode"] != "bot" || rep["handoff_available"] != true {
@@ -244,6 +245,7 @@ func TestHandoffAndOperatorFlow(t *testing.T) {
 func TestHandoffTimeoutOnFakeClock(t *testing.T) {
 	testkit.ForEachEngine(t, func(t *testing.T, e testkit.Engine) {
 		w := newWorld(t, e)
+		w.a.Listen(t, w.ws, w.bot) // events are recorded only for an active endpoint
 		w.online(t, w.op1)
 		sid := w.chat(t, w.botKey, "hello", "")["session_id"].(string)
 		if h := w.handoff(t, w.botKey, sid, nil); h["status"] != "waiting" {

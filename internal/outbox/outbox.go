@@ -4,19 +4,22 @@
 //
 // An event is owed to the webhook endpoints that are active when it is
 // recorded (as with Stripe's: an endpoint receives what happens after it
-// exists). An event of a bot that has no active endpoint then is recorded
-// already dispatched, and its transaction does not wake the dispatcher:
-// most events of most workspaces (every chat's conversation.started) have
-// nobody to go to, and the dispatcher's round for each cost more than the
-// endpoint lookup here. The lookup reads the endpoints as of its statement,
-// after the event's time was taken, so an endpoint whose creation was
-// acknowledged before the event happened is always seen.
+// exists), and only an event owed to some endpoint is recorded: one of a
+// bot with no active endpoint (a workspace-wide one: of a workspace with
+// none) has nobody to go to, and the events table is the webhooks' outbox,
+// not a log. Most events of most workspaces (every chat's
+// conversation.started) are of that kind; writing them cost about a tenth
+// of a chat reply's CPU and grew the table without end. The lookup reads
+// the endpoints as of its statement, after the event's time was taken, so
+// an endpoint whose creation was acknowledged before the event happened is
+// always seen.
 package outbox
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"concierge/internal/secret"
@@ -48,25 +51,22 @@ type Record struct {
 	DispatchedAt *time.Time `db:"dispatched_at"`
 }
 
-// Add writes ev through tx (the caller's transaction) and returns its public
-// id ("evt_" + the time + 128 random bits), which later becomes the webhook
-// message id.
+// Add writes ev through tx (the caller's transaction) when an active
+// endpoint may be owed it, and returns its public id ("evt_" + the time +
+// 128 random bits), which later becomes the webhook message id; "" when
+// nobody listens and nothing was written.
 func Add(ctx context.Context, tx store.Q, now time.Time, ev Event) (string, error) {
+	owed, err := listened(ctx, tx, []Event{ev})
+	if err != nil || !owed.has(ev) {
+		return "", err
+	}
 	args, err := eventArgs(ev, now)
 	if err != nil {
 		return "", err
 	}
-	owed, err := listened(ctx, tx, []Event{ev})
-	if err != nil {
-		return "", err
-	}
-	args = append(args, dispatchedAt(owed, ev, now))
-	if _, err := store.Exec(ctx, tx, `INSERT INTO events (public_id, workspace_id, bot_id, type, payload, created_at, dispatched_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?)`, args...); err != nil {
+	if _, err := store.Exec(ctx, tx, `INSERT INTO events (public_id, workspace_id, bot_id, type, payload, created_at)
+		VALUES (?, ?, ?, ?, ?, ?)`, args...); err != nil {
 		return "", fmt.Errorf("outbox: record %s: %w", ev.Type, err)
-	}
-	if !owed.has(ev) {
-		return args[0].(string), nil
 	}
 	return args[0].(string), store.Signal(ctx, tx, Topic)
 }
@@ -81,25 +81,24 @@ func AddMany(ctx context.Context, tx store.Q, now time.Time, evs []Event) error 
 	if err != nil {
 		return err
 	}
-	wake := false
+	evs = slices.DeleteFunc(slices.Clone(evs), func(ev Event) bool { return !owed.has(ev) })
+	if len(evs) == 0 {
+		return nil
+	}
 	for _, n := range store.PowerChunks(len(evs), 64) {
-		args := make([]any, 0, 7*n)
+		args := make([]any, 0, 6*n)
 		for _, ev := range evs[:n] {
 			row, err := eventArgs(ev, now)
 			if err != nil {
 				return err
 			}
-			args = append(append(args, row...), dispatchedAt(owed, ev, now))
-			wake = wake || owed.has(ev)
+			args = append(args, row...)
 		}
 		evs = evs[n:]
-		if _, err := store.Exec(ctx, tx, `INSERT INTO events (public_id, workspace_id, bot_id, type, payload, created_at, dispatched_at)
-			VALUES `+store.Rows(n, 7), args...); err != nil {
+		if _, err := store.Exec(ctx, tx, `INSERT INTO events (public_id, workspace_id, bot_id, type, payload, created_at)
+			VALUES `+store.Rows(n, 6), args...); err != nil {
 			return fmt.Errorf("outbox: record events: %w", err)
 		}
-	}
-	if !wake {
-		return nil
 	}
 	return store.Signal(ctx, tx, Topic)
 }
@@ -114,16 +113,6 @@ func (l listeners) has(ev Event) bool {
 		return l[[2]int64{ev.WorkspaceID, 0}]
 	}
 	return l[[2]int64{ev.WorkspaceID, ev.BotID}]
-}
-
-// dispatchedAt is the new row's dispatched_at: NULL for an event some
-// endpoint may be owed (the dispatcher decides which), now for one with
-// nobody to go to.
-func dispatchedAt(l listeners, ev Event, now time.Time) any {
-	if l.has(ev) {
-		return nil
-	}
-	return now.UTC()
 }
 
 // listened reads which of the events' workspaces and bots have an active
