@@ -1,13 +1,14 @@
 package retrieval_test
 
 import (
-	"concierge/internal/retrieval"
 	"context"
 	"fmt"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"concierge/internal/llm/llmtest"
+	"concierge/internal/retrieval"
 	"concierge/internal/store"
 	"concierge/internal/testkit"
 )
@@ -65,9 +66,6 @@ func (f *fixture) bot(ws int64) int64 {
 		ws, fmt.Sprintf("key%d", seq.Add(1)), now(), now())
 }
 
-// fakeEmbeddingModel is the model name of llmtest.Embeddings.
-const fakeEmbeddingModel = "fake-embedding"
-
 type passage struct {
 	Title   string
 	Heading []string
@@ -84,7 +82,7 @@ func (f *fixture) document(ws, bot int64, name, status string, ps ...passage) (i
 	model := "" // the model of the document's vectors: the fake embeddings server's when it has any
 	for _, p := range ps {
 		if p.Vec != nil {
-			model = fakeEmbeddingModel
+			model = llmtest.DefaultEmbeddingModel
 		}
 	}
 	doc := f.insert(`INSERT INTO documents (workspace_id, bot_id, name, source, status, embedding_model, created_at, updated_at)

@@ -27,10 +27,13 @@ type Embeddings struct {
 	fail     bool       // answer every request 500
 }
 
+// DefaultEmbeddingModel is the model name a new embeddings fake accepts.
+const DefaultEmbeddingModel = "fake-embedding"
+
 // NewEmbeddings starts a fake on loopback whose dimensions are the given
 // concepts (lower-case words), plus one.
 func NewEmbeddings(t testing.TB, concepts ...[]string) *Embeddings {
-	e := &Embeddings{APIKey: DefaultAPIKey, Model: "fake-embedding", concepts: concepts}
+	e := &Embeddings{APIKey: DefaultAPIKey, Model: DefaultEmbeddingModel, concepts: concepts}
 	e.Server = httptest.NewServer(http.HandlerFunc(e.serve))
 	t.Cleanup(e.Close)
 	return e
