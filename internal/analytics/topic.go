@@ -117,7 +117,7 @@ func lexicalIndex() *lexIndex {
 			if v := ingForm(p.words[0]); v != "" {
 				add(v+" "+strings.Join(p.words[1:], " "), p.concepts)
 			}
-			for _, v := range plurals(p.words[last]) {
+			if v := plural(p.words[last]); v != "" {
 				add(strings.Join(p.words[:last], " ")+" "+v, p.concepts)
 			}
 		}
@@ -170,19 +170,20 @@ var shortVerbs = map[string]string{"pay": "paying", "get": "getting", "buy": "bu
 	"set": "setting", "cut": "cutting", "run": "running", "see": "seeing", "say": "saying", "log": "logging",
 	"top": "topping", "add": "adding", "fix": "fixing", "opt": "opting", "sit": "sitting"}
 
-// plurals of a noun closing a phrase: "parking space" → "parking spaces".
-func plurals(w string) []string {
+// plural of a noun closing a phrase: "parking space" → "parking spaces";
+// "" for short words, words ending in s and words not in plain letters.
+func plural(w string) string {
 	n := len(w)
 	if n <= 3 || w[n-1] == 's' || !isASCIILetters(w) {
-		return nil
+		return ""
 	}
 	switch {
 	case strings.HasSuffix(w, "sh") || strings.HasSuffix(w, "ch") || w[n-1] == 'x':
-		return []string{w + "es"}
+		return w + "es"
 	case w[n-1] == 'y' && !strings.ContainsRune("aeiou", rune(w[n-2])):
-		return []string{w[:n-1] + "ies"}
+		return w[:n-1] + "ies"
 	}
-	return []string{w + "s"}
+	return w + "s"
 }
 
 func isASCIILetters(w string) bool {
