@@ -86,6 +86,10 @@ func loadLabelled(t *testing.T) []labelled {
 			set = "blind I dev"
 		case "blind_i_test.json":
 			set = "blind I test"
+		case "blind_j_dev.json":
+			set = "blind J dev"
+		case "blind_j_test.json":
+			set = "blind J test"
 		}
 		if only := os.Getenv("LEAD_EVAL_SETS"); only != "" && !strings.Contains(","+only+",", ","+set+",") {
 			continue // see score's TestEvaluation
@@ -231,7 +235,7 @@ func TestRefinedEvaluation(t *testing.T) {
 		rules[c.set].add(c, b.Tier)
 		refined[c.set].add(c, res.Tier)
 	}
-	for _, set := range []string{"existing", "blind dev", "blind test", "blind B dev", "blind B test", "blind C dev", "blind C test", "blind D dev", "blind D test", "blind E dev", "blind E test", "blind F dev", "blind F test", "blind G dev", "blind G test", "blind H dev", "blind H test", "blind I dev", "blind I test"} {
+	for _, set := range []string{"existing", "blind dev", "blind test", "blind B dev", "blind B test", "blind C dev", "blind C test", "blind D dev", "blind D test", "blind E dev", "blind E test", "blind F dev", "blind F test", "blind G dev", "blind G test", "blind H dev", "blind H test", "blind I dev", "blind I test", "blind J dev", "blind J test"} {
 		a, m := rules[set], refined[set]
 		if a == nil {
 			continue

@@ -79,6 +79,10 @@ func foldOf(c evalCase) (string, bool) {
 		return "I", false
 	case setTestI:
 		return "I", true
+	case setDevJ:
+		return "J", false
+	case setTestJ:
+		return "J", true
 	}
 	return "existing", false
 }
@@ -214,7 +218,7 @@ func (t *cvTally) langs() string {
 	return b.String()
 }
 
-var folds = []string{"existing", "A", "B", "C", "D", "E", "F", "G", "H", "I"}
+var folds = []string{"existing", "A", "B", "C", "D", "E", "F", "G", "H", "I", "J"}
 
 // crossValidate holds out each fold in turn, fits on the others and
 // tallies the held-out fold's dev and test halves.

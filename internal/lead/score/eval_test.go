@@ -135,6 +135,11 @@ const (
 	// that round ended): both halves are unseen measures of it.
 	setDevI  = "blind I dev"
 	setTestI = "blind I test"
+	// Blind set J (all six languages, 240 cases, written 2026-11-26 from
+	// set I's brief, split at once): both halves were first run on the
+	// rules after the set H round, untouched.
+	setDevJ  = "blind J dev"
+	setTestJ = "blind J test"
 )
 
 func evalSet(c evalCase) string {
@@ -175,6 +180,10 @@ func evalSet(c evalCase) string {
 		return setDevI
 	case "blind_i_test.json":
 		return setTestI
+	case "blind_j_dev.json":
+		return setDevJ
+	case "blind_j_test.json":
+		return setTestJ
 	}
 	return setExisting
 }
@@ -342,6 +351,14 @@ var goals = map[string]goal{
 	// floors under the figures.
 	setDevI:  {accuracy: 0.75},
 	setTestI: {accuracy: 0.82},
+	// Set J, run once each on the rules after the set H round (never tuned
+	// on): dev 98/120 (81.7%), 3 two tiers off; de 70%, es 75%, every other
+	// language at least 80%. Test 106/120 (88.3%), 2 two tiers off, every
+	// language at least 80% (de 80%). Refined: 103 and 108. Floors under
+	// the figures; on the test half the accuracy and per-language
+	// goals hold, the two-tiers-off goal does not.
+	setDevJ:  {accuracy: 0.81},
+	setTestJ: {accuracy: 0.88, perLanguage: 0.80},
 }
 
 // evalReport is one set's outcome.
@@ -478,7 +495,7 @@ func TestEvaluation(t *testing.T) {
 		cases = keep
 	}
 	reports := evaluate(cases, rulesOnly)
-	for _, set := range []string{setExisting, setDev, setTest, setDevB, setTestB, setDevC, setTestC, setDevD, setTestD, setDevE, setTestE, setDevF, setTestF, setDevG, setTestG, setDevH, setTestH, setDevI, setTestI} {
+	for _, set := range []string{setExisting, setDev, setTest, setDevB, setTestB, setDevC, setTestC, setDevD, setTestD, setDevE, setTestE, setDevF, setTestF, setDevG, setTestG, setDevH, setTestH, setDevI, setTestI, setDevJ, setTestJ} {
 		rep := reports[set]
 		if rep == nil {
 			if set == setExisting && os.Getenv("LEAD_EVAL_SETS") == "" {
