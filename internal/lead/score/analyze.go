@@ -426,6 +426,11 @@ func isNegatedBefore(toks []token, start, end int) bool {
 			return true
 		}
 	}
+	// Hindi puts its negator just before the verb: "abhi koi demo nahi
+	// chahiye", "abhi nahi lena".
+	if start > 0 && hindiNegators[toks[start-1].norm] && toks[start-1].clause == toks[start].clause {
+		return true
+	}
 	clause := toks[start].clause
 	for i, n := start-1, 0; i >= 0 && n < 5; i, n = i-1, n+1 {
 		t := &toks[i]
@@ -450,6 +455,9 @@ func isNegatedBefore(toks []token, start, end int) bool {
 	}
 	return false
 }
+
+// hindiNegators deny the word right after them.
+var hindiNegators = map[string]bool{"nahi": true, "nahin": true, "nai": true, "mat": true}
 
 // ergativeNe: a "ne" that is not French "ne ... pas". Hindi's "ne" marks
 // who did something ("finance ne approve kar diya", "boss ne bola"), and

@@ -276,6 +276,9 @@ var timelineRules = []rule{
 	r("next year", "{next year|agle saal|next financial year|next fy|next academic year|next session|next intake|next batch|next semester|next season}", o(fTimeline, 25)),
 	r("next year", "within|in @det? year", o(fTimeline, 25)),
 	r("years away", "{few years|couple of years}", o(fTimeline, 10)),
+	// "Daqui a uns anos", "en unos años", "dans quelques années", "in ein
+	// paar Jahren", "kuch saal mein": a few years, in every language.
+	r("years away", "{daqui a uns anos|daqui uns anos|daqui alguns anos|daqui a alguns anos|em alguns anos|dentro de uns anos|en unos anos|en algunos anos|dentro de unos anos|dentro de algunos anos|dans quelques annees|ici quelques annees|in ein paar jahren|in einigen jahren|in wenigen jahren|kuch saal mein|kuch saalon mein|kuch saal baad|kuch saalon baad}", o(fTimeline, 10)),
 	r("someday", "{someday|some day|eventually|future}", o(fTimeline, 10)),
 	r("later", "{later|afterwards|baad mein|baad me|after some time}", o(fTimeline, 15)),
 	r("later", "baad {sochenge|dekhenge|decide karenge|batayenge}", o(fTimeline, 15)),

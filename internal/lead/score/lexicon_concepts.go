@@ -112,6 +112,18 @@ var conceptRules = []rule{
 	r("compares providers", "{benchmark|benchmarking} .. {prestataires|fournisseurs|agences|societes|entreprises|proveedores|agencias|empresas|fornecedores|agencias|anbieter|anbietern|agenturen|providers|vendors|agencies|companies}", o(fEval, 60), o(fNeed, 45)),
 	r("compares providers", "{mirando|viendo|evaluando|considerando|olhando|vendo|avaliando|considerando|regarde|regardons|evalue|evaluons|schaue|schauen|anschauen|dekh} {tambien|tambem|aussi|auch|bhi}", o(fEval, 55), o(fNeed, 40)),
 	r("compares vendors", "{que os diferencia|que les diferencia|que los diferencia|que vos diferencia|o que vos diferencia|o que os diferencia|o que diferencia voces|qu est ce qui vous differencie|qui vous differencie|ce qui vous distingue|qu est ce qui vous distingue|what sets you apart|what makes you different|was macht euch anders|was macht ihr anders|was macht sie anders|was zeichnet euch aus|was zeichnet sie aus}", o(fEval, 55), o(fNeed, 35), o(fCriteria, 40)),
+	// How this business differs, asked ("¿en qué os diferenciáis de
+	// Doctoralia?", "wie unterscheidet ihr euch von X?", "em que vocês se
+	// diferenciam?", "en quoi vous distinguez-vous ?"), and rivals already
+	// looked at ("wir haben uns auch die Montessori-Schule angeschaut",
+	// "también hemos visto X", "on a aussi visité", "we also looked at").
+	r("compares vendors", "{en que|que} {os|les|se|te|vos} {diferenciais|diferencian|diferencias|distinguis|distinguen}", o(fEval, 55), o(fNeed, 35), o(fCriteria, 40)).question(),
+	r("compares vendors", "{em que|no que} {voces|vcs|vc|se} {se|} {diferenciam|diferem|distinguem}", o(fEval, 55), o(fNeed, 35), o(fCriteria, 40)).native().question(),
+	r("compares vendors", "en quoi vous {differenciez|distinguez|etes differents|etes differentes}", o(fEval, 55), o(fNeed, 35), o(fCriteria, 40)).question(),
+	r("compares vendors", "{wie|was|worin} {unterscheidet|unterscheiden} {ihr|sie|euch} {euch|sich|}", o(fEval, 55), o(fNeed, 35), o(fCriteria, 40)).question(),
+	r("compares vendors", "{how do you differ|how are you different|how is yours different}", o(fEval, 55), o(fNeed, 35), o(fCriteria, 40)).question(),
+	r("compares providers", "{haben|habe|hatten} {uns|} auch .. .. {angeschaut|angesehen|besichtigt}", o(fEval, 55), o(fNeed, 40)),
+	r("compares providers", "{hemos visto tambien|hemos mirado tambien|hemos visitado tambien|tambien hemos visto|tambien hemos mirado|tambien hemos visitado|tambem vimos|tambem visitamos|tambem olhamos|vimos tambem|visitamos tambem|on a aussi regarde|on a aussi visite|nous avons aussi visite|nous avons aussi regarde|we also looked at|we also visited|we also toured|i also looked at|i also visited}", o(fEval, 55), o(fNeed, 40)),
 	r("compares providers", "{bhi baat ki|bhi baat kar|bhi baat hui|bhi pucha|bhi poocha|bhi puchha|bhi quote liya|bhi enquiry ki|bhi visit kiya}", o(fEval, 60), o(fNeed, 45)),
 	r("compares providers", "{trying to decide|still deciding|deciding which|will decide after|decide after|je magasine|on magasine|je continue de magasiner|magasiner|en train de magasiner}", o(fEval, 55), o(fNeed, 40)),
 

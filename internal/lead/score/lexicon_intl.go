@@ -376,6 +376,11 @@ var supportRules = []rule{
 	r("existing customer", "{aapka|aapki|apka|apki} .. {use kar rahe|use karte|use kar raha|use kar rahi|use kar rha}", o(fSupport, 100)),
 	// Money taken on a past purchase.
 	r("existing customer", "{abgebucht|abbuchung|lastschrift|debite|debitee|preleve|prelevement|cobrado|cobrada|me cobraron|nos cobraron|debitado|debitada|paisa kat|paise kat|payment cut|amount cut|amount deduct|paise deduct}", o(fSupport, 100)),
+	// The money asked back, in each language's forms ("quiero que me
+	// devolváis el dinero", "devolvam o dinheiro", "remboursez-moi",
+	// "I want my money back"): something already paid for.
+	r("wants to cancel", "{devolvais|devolveis|devuelvan|devuelvas|devolver|devolvieran|devolvam|devolvem|devolver} {el|o|me|} {dinero|dinheiro|importe|valor}", o(fSupport, 100), o(fProblem, 100)),
+	r("wants to cancel", "{remboursez moi|remboursez nous|me rembourser|nous rembourser|my money back|the money back|that money back|our money back|money back asap}", o(fSupport, 100), o(fProblem, 100)).native(),
 	r("wants to cancel", "{refund karo|refund kar do|refund kijiye|refund do|paisa wapas|paise wapas|wapas karo|geld zuruck|mein geld zuruck|rembourse|remboursee|etre rembourse|mi dinero|devuelvan|meu dinheiro de volta}", o(fSupport, 100), o(fProblem, 100)),
 	r("has a problem with it", "{bricht .. ab|abgebrochen|hangt sich auf|nicht mehr einloggen|nicht einloggen|nicht mehr anmelden|nicht anmelden|ne arrive plus|ne arrive pas a me connecter|impossible de acceder|plus acces|no puedo entrar|no me deja|nao consigo logar|block ho gaya|blocked ho gaya|2 baar cut|do baar cut|double cut|deliver nahi|nahi aaya|nahi aayi|nahi mila|nahi mili}", o(fProblem, 100)).native(),
 	// A purchase made here, and what went wrong with it.
@@ -387,6 +392,18 @@ var supportRules = []rule{
 // disqualifierIntlRules: job seekers, students, competitors and spam in
 // the other languages.
 var disqualifierIntlRules = []rule{
+	// Research asked of the business: an interview with one of its people
+	// or a questionnaire to fill in ("would anyone be open to a 30 minute
+	// interview?", "¿podría hacerle una entrevista al gerente?", "alguém que
+	// eu possa entrevistar", "quelqu'un pourrait répondre à un
+	// questionnaire", "könnte ich die Direktion interviewen?", "kisi manager
+	// ka interview"): a student's or a researcher's request, not a buyer's
+	// (a job interview is the job seeker's, a site survey a buyer's).
+	r("asks for a research interview", "{could i|can i|may i|i would like to|i would love to|possa|poderia|pourrais|pourrait|konnte ich|kann ich|darf ich|podria} .. {interview|entrevistar|interviewer|interviewen}", o(fStudent, 90)).native(),
+	r("asks for a research interview", "{open to|available for|give me|geben konnte|geben konnten|hacerle} @det? _? _? {interview|entrevista}", o(fStudent, 90)).native(),
+	r("asks for a research interview", "{ka interview|ki interview|ka 10 min interview|ka 15 min interview|ka 20 min interview|interview mil|interview ho sakta|repondre a une interview|un entretien avec votre|un entretien avec vos}", o(fStudent, 90)).native(),
+	r("asks for a questionnaire", "{fill|fill in|fill out|answer|complete|responder|respondam|repondre a|ausfullen|beantworten} @det? _? _? {survey|questionnaire|questionario|cuestionario|encuesta|fragebogen|umfrage}", o(fStudent, 90)).native(),
+	r("asks for a questionnaire", "{survey|questionnaire|fragebogen} .. {fill karwa|fill kar|ausfullen|bhar}", o(fStudent, 90)).native(),
 	r("spam", "{i noticed your website|i came across your website|i checked your website|rank your website|rank higher|increase your traffic|boost your traffic|more traffic to your|guaranteed results|guaranteed leads|we generate leads|lead generation services|list your business|directory listing|advertise on our|sponsored content|reseller program|affiliate program|white label partnership|loan offer|crypto investment|investment opportunity|earn passive income|get rich|100 percent guaranteed}", o(fSpam, 100)),
 	r("asks for a job", "{job opening|job openings|work for you|join your team|part time job|full time job|career opportunities|my resume|my cv|hiring for|looking for work|looking for a position|open positions|open roles|recruiter here|work with your team as}", o(fJob, 100)),
 	r("student coursework", "{school project|class project|for my class|for a class|my professor|my teacher|my lecturer|university assignment|uni assignment|course project|for my course|research paper|term paper|case study for my|for my dissertation|for my thesis|group project|semester project|student project}", o(fStudent, 100)),
@@ -434,6 +451,10 @@ var disqualifierIntlRules = []rule{
 	// "I wanted to know", "quería saber", "je voulais savoir": a question
 	// is coming, not a need.
 	suppress("{want to|wanted to|would like to|wanna|queria|quiero|queriamos|quisiera|me gustaria|gostaria de|queria|quero|je voulais|je voudrais|je veux|ich wollte|ich mochte|ich wurde gerne} {know|ask|check|saber|preguntar|consultar|perguntar|savoir|demander|wissen|fragen|erfragen}", fNeed),
+	// "Queria entender como vcs conseguem preço mais baixo", "I want to
+	// understand how...", "je voulais comprendre": a question about how
+	// the business works is coming, not a need of their own.
+	suppress("{want to|wanted to|would like to|wanna|queria|quiero|queriamos|quisiera|me gustaria|gostaria de|quero|queriamos|je voulais|je voudrais|je veux|ich wollte|ich mochte|ich will|wir wollten} {understand|entender|comprender|compreender|comprendre|verstehen|nachvollziehen}", fNeed),
 	suppress("{queria|quiero|queriamos|quisiera} {ver|saber|entender} como lo {hacen|haceis}", fNeed),
 	suppress("{queria|quero|queriamos|gostaria de} {ver|saber|entender} como {voces|vcs} {fazem|trabalham}", fNeed),
 	suppress("{je voulais|je veux|je voudrais} {voir|savoir|comprendre} comment vous {faites|travaillez}", fNeed),

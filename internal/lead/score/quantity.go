@@ -701,12 +701,14 @@ func countPerPeriod(toks []token, k, hi int) (int, bool) {
 }
 
 // measureUnits after a number make it a measure, not money: "190 mil km",
-// "600,000 sq ft", "4.2 GWh", "20 toneladas".
+// "600,000 sq ft", "4.2 GWh", "20 toneladas"; so does an audience ("48 mil
+// seguidores", "85k abonnés", "80k followers").
 var measureUnits = setOfWords([]string{
 	"km", "kms", "kilometers", "kilometres", "kilometros", "quilometros", "kilometre", "kilometer", "miles", "meilen",
 	"kg", "kgs", "kilos", "tons", "tonnes", "toneladas", "tonnen", "t",
 	"sq", "sqft", "m2", "m²", "qm", "acres", "hectares", "hectareas",
 	"liters", "litres", "litros", "liter", "kwh", "mwh", "gwh", "kw", "mw", "kwp", "gb", "tb",
+	"followers", "follower", "seguidores", "abonnes", "abonnenten", "subscribers", "suscriptores", "inscritos", "views", "visualizacoes", "visualizaciones", "vues", "aufrufe",
 })
 
 // revenueWords name a business's own sales.

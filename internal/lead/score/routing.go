@@ -133,7 +133,7 @@ func botRoutes(text, lang string) route {
 	for _, s := range sents {
 		lo, hi := s.tokStart, s.tokEnd
 		var team, verb []int
-		share, neg, private, info, mine, vendor, supplierTalk := false, false, false, false, false, false, false
+		share, neg, private, info, mine, vendor, supplierTalk, partners := false, false, false, false, false, false, false, false
 		for i := lo; i < hi; i++ {
 			n := toks[i].norm
 			if supportTeamWords[n] || (i+1 < hi && isTeamPair(n, toks[i+1].norm)) {
@@ -150,6 +150,7 @@ func botRoutes(text, lang string) route {
 			info = info || infoWords[n]
 			mine = mine || visitorPossessives[n]
 			vendor = vendor || (vendorWords[n] && vendorPurpose(toks, i, lo, hi)) || (proposalWords[n] && proposalsTo(toks, i, lo))
+			partners = partners || (partnershipsPlural[n] && namesPartnerChannel(toks, lo, hi))
 			supplierTalk = supplierTalk || (vendorWords[n] && !(i+1 < hi && toks[i+1].norm == "lock"))
 		}
 		if handsTo(toks, team, verb) {
@@ -158,7 +159,7 @@ func botRoutes(text, lang string) route {
 		if info && !mine && ((neg && share) || private) {
 			r |= routeRefuse
 		}
-		if vendor && (strings.ContainsRune(text[s.start:s.end], '@') || namesBuyingChannel(toks, lo, hi)) {
+		if vendor && (strings.ContainsRune(text[s.start:s.end], '@') || namesBuyingChannel(toks, lo, hi)) || partners {
 			r |= routeVendor
 		}
 		if supplierTalk && neg && !share && !info {
@@ -200,6 +201,25 @@ var buyingChannels = setOfWords([]string{"email", "mail", "procurement", "purcha
 func namesBuyingChannel(toks []token, lo, hi int) bool {
 	for i := lo; i < hi; i++ {
 		if buyingChannels[toks[i].norm] {
+			return true
+		}
+	}
+	return false
+}
+
+// partnershipsPlural name partnership requests as a kind of mail a
+// business receives ("Parcerias são avaliadas pelo time de marketing",
+// "for partnerships, email...", "collaborations humari marketing team
+// dekhti hai"); a partnership the business has ("un partenariat avec un
+// hôtel", "temos parceria com bancos") is singular.
+var partnershipsPlural = setOfWords([]string{"partnerships", "parcerias", "partenariats", "alianzas", "kooperationen", "collaborations",
+	"colaboraciones", "colaboracoes"})
+
+// namesPartnerChannel: the sentence names where such requests go: an
+// address, the e-mail, the purchasing or the marketing team.
+func namesPartnerChannel(toks []token, lo, hi int) bool {
+	for i := lo; i < hi; i++ {
+		if n := toks[i].norm; buyingChannels[n] || strings.HasPrefix(n, "marketing") || strings.ContainsRune(n, '@') {
 			return true
 		}
 	}
@@ -285,7 +305,14 @@ var (
 		"reserve", "reservee", "inscrit", "inscrite",
 	})
 	// "See you tomorrow": the visit is arranged.
-	seeYouPairs = [][2]string{{"see", "you"}, {"nos", "vemos"}, {"te", "esperamos"}, {"bis", "morgen"}, {"a", "demain"}, {"ate", "amanha"}}
+	// "Le esperamos el sábado", "wir freuen uns auf Sie", "kal shaam
+	// milte hain": the bot expects the visitor.
+	seeYouPairs = [][2]string{{"see", "you"}, {"nos", "vemos"}, {"te", "esperamos"}, {"bis", "morgen"}, {"a", "demain"}, {"ate", "amanha"},
+		{"le", "esperamos"}, {"lo", "esperamos"}, {"la", "esperamos"}, {"los", "esperamos"}, {"las", "esperamos"},
+		{"te", "aguardamos"}, {"vos", "aguardamos"}, {"nous", "attendons"}, {"vous", "attend"},
+		{"kal", "milte"}, {"baje", "milte"}, {"shaam", "milte"}, {"parso", "milte"}}
+	// "Wir freuen uns auf Sie", not "auf Ihre Anfrage".
+	seeYouObjects = setOfWords([]string{"sie", "dich", "euch"})
 	// A sentence with one of these states a condition, not a booking
 	// ("once you're booked", "cuando llegue, te esperamos"); "fully
 	// booked" and "réservé aux patients" book nobody.
@@ -334,6 +361,9 @@ func confirmsBooking(toks []token, question bool, lo, hi int) bool {
 			if n == p[0] && i+1 < hi && toks[i+1].norm == p[1] {
 				found = true
 			}
+		}
+		if n == "freuen" && i+3 < hi && toks[i+1].norm == "uns" && toks[i+2].norm == "auf" && seeYouObjects[toks[i+3].norm] {
+			found = true
 		}
 	}
 	return found || (noted && (len(slotKeys(toks, lo, hi)) > 0 || namesNearDay(toks, lo, hi)))

@@ -116,14 +116,17 @@ func offeredSlots(text, lang string) map[string]bool {
 }
 
 // slotFindings: the visitor's first reply to a bot turn that offered slots
-// names one of them in a short statement, without a no: a booking.
+// names one of them in a short sentence, without a no: a booking.
 func slotFindings(t *turnText, offered map[string]bool, out []finding) []finding {
-	if len(offered) == 0 || len(t.toks) > 10 {
+	if len(offered) == 0 {
 		return out
 	}
 	for si := range t.sents {
 		s := &t.sents[si]
-		if s.question {
+		// The slot named in a short statement of its own ("Montag 9 uhr.
+		// Ich bring die Ordner gleich mit."): what else the turn says
+		// does not unmake the choice.
+		if s.question || s.tokEnd-s.tokStart > 10 {
 			continue
 		}
 		declined := false
