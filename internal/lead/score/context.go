@@ -111,6 +111,10 @@ type botContext struct {
 	priced   bool     // it stated a price
 	words    []string // words of its questions, for custom dimensions
 	offScope bool     // "sorry, we don't offer that"
+	// offersTrial: it offered a free trial, study or evaluation ("Je peux
+	// vous envoyer une étude de préfaisabilité gratuite", "free profile
+	// evaluation karwa sakte ho", "¿quiere una semana de prueba?").
+	offersTrial bool
 }
 
 // asks reports whether the bot's questions used a word.
@@ -118,6 +122,7 @@ func (c *botContext) asks(w string) bool { return contains(c.words, w) }
 
 func readBotTurn(text, lang string) botContext {
 	var ctx botContext
+	ctx.offersTrial = offersTrial(text, lang)
 	text = contextSentences(text)
 	if text == "" {
 		return ctx // nothing asked, no price, no apology: no context
@@ -154,6 +159,39 @@ func readBotTurn(text, lang string) botContext {
 	}
 	ctx.offScope = saysNotOffered(toks)
 	return ctx
+}
+
+// trialWords name what a business lets a prospect try or have assessed
+// before buying; freeWords make a statement of it an offer.
+var (
+	trialWords = setOfWords([]string{"trial", "pilot", "evaluation", "assessment", "audit", "study", "sample", "samples",
+		"prueba", "evaluacion", "estudio", "auditoria", "diagnostico", "muestra", "muestras", "piloto",
+		"teste", "avaliacao", "estudo", "amostra", "amostras",
+		"essai", "etude", "diagnostic", "echantillon", "echantillons", "pilote",
+		"probetraining", "probestunde", "probemonat", "testzugang", "probe", "muster", "einschatzung", "analyse", "potenzialanalyse"})
+	freeWords = setOfWords([]string{"free", "gratis", "gratuito", "gratuita", "gratuit", "gratuite", "gratuitement", "gratuitamente",
+		"kostenlos", "kostenlose", "kostenlosen", "kostenloses", "unverbindlich", "unverbindliche", "unverbindlichen", "muft"})
+)
+
+// offersTrial: a sentence of the bot turn offers something to try or to
+// have assessed, free or asked as a question.
+func offersTrial(text, lang string) bool {
+	toks, sents := tokenizeLang(text, lex, lang)
+	for _, s := range sents {
+		trial, free := false, false
+		for i := s.tokStart; i < s.tokEnd; i++ {
+			// A case study ("estudio de caso", "étude de cas") is content
+			// to read, not a study of the visitor's own case.
+			caseStudy := (i > s.tokStart && toks[i-1].norm == "case") ||
+				(i+2 < s.tokEnd && toks[i+1].norm == "de" && (toks[i+2].norm == "caso" || toks[i+2].norm == "cas" || toks[i+2].norm == "casos"))
+			trial = trial || (trialWords[toks[i].norm] && !caseStudy)
+			free = free || freeWords[toks[i].norm]
+		}
+		if trial && (free || s.question) {
+			return true
+		}
+	}
+	return false
 }
 
 var whenWords = setOfWords([]string{"when", "cuando", "quando", "quand", "wann", "kab"})
@@ -311,6 +349,15 @@ func answerFindings(t *turnText, out []finding, found int) []finding {
 		// unasked, the same.
 		out = append(out, finding{f: fSupport, level: 100, reading: readReference,
 			turn: t.index, order: orderOf(t.index, 0), quote: q, offScope: t.offScope})
+	}
+	if t.trialOffered && len(t.sents) > 0 && !t.sents[0].question {
+		// "Oui, ça m'aiderait", "haan evaluation kar do": the visitor takes
+		// the trial or the study the bot offered, a step of evaluation.
+		s := &t.sents[0]
+		if s.tokStart < s.tokEnd && affirmWords[t.toks[s.tokStart].norm] {
+			out = append(out, finding{f: fEval, level: 60, reading: "takes the trial or study offered", turn: t.index,
+				order: orderOf(t.index, s.tokStart), quote: quoteOf(t, s, s.tokStart, s.tokEnd), offScope: t.offScope})
+		}
 	}
 	if t.asked == 0 || len(t.sents) == 0 {
 		return out

@@ -62,10 +62,16 @@ var conceptRules = []rule{
 	r("hurt or unwell", "{hurts|hurting|painful|sore|toothache|backache|is killing me|killing me|j ai mal|je ai mal|me duele|me duelen|dolor de|me doi|doi muito|dor de|dor nas|tut weh|tun weh|schmerzen|douleur|douleurs|dard hai|dard ho|dard ho raha|dard rehta}", o(fPain, 70), o(fNeed, 65)),
 
 	// Something they already bought or hold, in every language: "mera
-	// order", "meine Bestellung", "ma police", "mi póliza". With a problem
+	// order", "meine Bestellung", "ma police", "mi póliza", "mi
+	// mensualidad", "mon abonnement". With a problem
 	// it is a support request (override.go).
-	r("existing customer", "{my|our|mi|mis|nuestro|nuestra|meu|minha|nosso|nossa|mon|ma|mes|notre|nos|mein|meine|meinen|meiner|unser|unsere|unseren|mera|meri|mere|hamara|hamari|humara|humari} {order|orders|pedido|encomenda|commande|bestellung|lieferung|sendung|paket|colis|parcel|package|delivery|envio|entrega|livraison|policy|poliza|apolice|police|versicherung|vertrag|contrato|contrat|claim|siniestro|sinistro|sinistre|schadensfall|invoice|factura|fatura|facture|rechnung|bill|refund|reembolso|remboursement|erstattung|ticket|reclamacion|reclamacao|reclamation|reklamation|garantia|garantie|warranty}", o(fSupport, 100)),
+	r("existing customer", "{my|our|mi|mis|nuestro|nuestra|meu|minha|nosso|nossa|mon|ma|mes|notre|nos|mein|meine|meinen|meiner|unser|unsere|unseren|mera|meri|mere|hamara|hamari|humara|humari} {order|orders|pedido|encomenda|commande|bestellung|lieferung|sendung|paket|colis|parcel|package|delivery|envio|entrega|livraison|policy|poliza|apolice|police|versicherung|vertrag|contrato|contrat|claim|siniestro|sinistro|sinistre|schadensfall|invoice|factura|fatura|facture|rechnung|bill|refund|reembolso|remboursement|erstattung|ticket|reclamacion|reclamacao|reclamation|reklamation|garantia|garantie|warranty|mensualidad|mensualidades|cuota|mensalidade|mensalidades|cotisation|abonnement|mitgliedsbeitrag|abo|membership|suscripcion|assinatura}", o(fSupport, 100)),
 
+	// Our contract running out ("wenn unser Vertrag irgendwann ausläuft",
+	// "nuestro contrato con el proveedor actual vence en marzo", "our
+	// contract ends June 30") is the current provider's, ending: when the
+	// visitor may switch, not a request about something bought here.
+	suppress("{our|my|unser|unsere|nuestro|mi|nosso|meu|notre|mon|hamara|humara} {contract|vertrag|contrato|contrat} .. .. {ends|expires|runs|auslauft|auslaeuft|endet|ablauft|termina|vence|acaba|finaliza|expira|termine|finit|expire|khatam}", fSupport),
 	// Wanting something one has put right, every language: a need whose
 	// object is a repair of "it" ("lo necesito solucionado ya", "preciso
 	// disso resolvido hoje", "I need it fixed by Friday", "ich brauche das
@@ -124,6 +130,11 @@ var conceptRules = []rule{
 	r("compares vendors", "{how do you differ|how are you different|how is yours different}", o(fEval, 55), o(fNeed, 35), o(fCriteria, 40)).question(),
 	r("compares providers", "{haben|habe|hatten} {uns|} auch .. .. {angeschaut|angesehen|besichtigt}", o(fEval, 55), o(fNeed, 40)),
 	r("compares providers", "{hemos visto tambien|hemos mirado tambien|hemos visitado tambien|tambien hemos visto|tambien hemos mirado|tambien hemos visitado|tambem vimos|tambem visitamos|tambem olhamos|vimos tambem|visitamos tambem|on a aussi regarde|on a aussi visite|nous avons aussi visite|nous avons aussi regarde|we also looked at|we also visited|we also toured|i also looked at|i also visited}", o(fEval, 55), o(fNeed, 40)),
+	// A rival's price told ("ek dusre consultant ne 45k bola tha",
+	// "WeWork wale 12.5k per seat bata rahe the", "Bench quoted me $299"):
+	// offers being compared.
+	r("compares providers", "{ne|wale|wala|wali} _? #n .. {bola|bataya|bata|bol|quote}", o(fEval, 60), o(fNeed, 45)).native(),
+	r("compares providers", "{quoted me|quoted us|offered me|offered us} .. {#n|less|more|cheaper}", o(fEval, 60), o(fNeed, 45)),
 	r("compares providers", "{bhi baat ki|bhi baat kar|bhi baat hui|bhi pucha|bhi poocha|bhi puchha|bhi quote liya|bhi enquiry ki|bhi visit kiya}", o(fEval, 60), o(fNeed, 45)),
 	r("compares providers", "{trying to decide|still deciding|deciding which|will decide after|decide after|je magasine|on magasine|je continue de magasiner|magasiner|en train de magasiner}", o(fEval, 55), o(fNeed, 40)),
 

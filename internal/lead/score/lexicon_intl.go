@@ -163,6 +163,11 @@ var intlNeedRules = []rule{
 	r("slow or manual process", "{manuellement|a la main|hors des heures|en dehors des heures}", o(fPain, 60), o(fNeed, 55)),
 	// German.
 	r("states a need", "{wir brauchen|ich brauche|brauchen wir|benotigen|wir suchen|ich suche|suchen wir|bedarf an|bedarf fur}", o(fNeed, 70), o(fPain, 45)),
+	// Spoken forms: "danach brauch ich ja Physio", "ich brauch so
+	// schnell wie möglich einen Termin", and the polite subjunctive "wir
+	// bräuchten es ab dem 1.".
+	r("states a need", "{ich brauch|brauch ich|ich brauchte|brauchte ich|wir brauchten|brauchten wir}", o(fNeed, 65), o(fPain, 40)),
+	suppress("{brauch ich|brauchen wir|brauche ich} {nich|net}", fNeed, fPain),
 	r("wants", "{wir mochten|ich mochte|mochten|wir wollen|ich will|wir wurden gerne|ich wurde gerne|wir hatten gerne|interessiert|interesse an|brauchen|benotigen|suchen}", o(fNeed, 65)),
 	r("states a need", "{wir mussen|mussen wir|ich muss|muss ich}", o(fNeed, 60), o(fPain, 40)),
 	suppress("{wir mussen|mussen wir|ich muss|muss ich} .. {abstimmen|besprechen|klaren|prufen|nachdenken|fragen|warten|uberlegen|rucksprache|intern|erst|zuerst}", fNeed),
@@ -269,6 +274,10 @@ var evalRules = []rule{
 	r("compares vendors", "{other|others|otras|otros|outras|outros|autres|andere|anderen|two|three|few|couple of|dos|tres|duas|tres|deux|trois|zwei|drei} .. {options|vendors|companies|providers|schools|agencies|quotes|proposals|projects|clinics|suppliers|opciones|escuelas|proveedores|empresas|propuestas|presupuestos|colegios|clinicas|agencias|opcoes|escolas|fornecedores|propostas|orcamentos|agencias|offres|devis|ecoles|prestataires|fournisseurs|anbieter|angebote|schulen|agenturen|optionen}", o(fEval, 60), o(fNeed, 50), o(fProcess, 50)),
 	r("asks what is included", "{incluye|incluido|incluida|incluidos|incluidas|incluso|inclui|incluem|incluidos|inclusos|inclusas|inclus|inclut|compris|comprend|enthalten|inbegriffen|inklusive|inkludiert|mit drin|dabei|included|include|includes|shamil}", o(fEval, 50), o(fNeed, 40)).question(),
 	r("asks for samples or material", "{muestras|muestra|amostras|amostra|echantillons|echantillon|muster|samples|sample|folleto|catalogo|ficha tecnica|brochure|prospekt|unterlagen|floor plans|planos|plantas|plaquette|spec sheet|spec sheets|specsheet|specsheets|datasheet|datasheets|data sheet|data sheets|technical sheet|product sheet|fiche technique|fiches techniques|datenblatt|datenblatter|produktdatenblatt}", o(fEval, 50), o(fNeed, 40), o(fIntent, 40)),
+	// Material the visitor sends ("je vous envoie quand même la plaquette",
+	// "te mando el catálogo", "I'll send you our brochure") is a seller's,
+	// not material asked for.
+	suppress("{je vous envoie|on vous envoie|nous vous envoyons|i will send you|i am sending you|te envio|le envio|les envio|os envio|te mando|le mando|les mando|eu envio|vou enviar|vou mandar|ich schicke ihnen|ich sende ihnen|wir schicken ihnen|wir senden ihnen} .. .. {muestras|muestra|amostras|amostra|echantillons|echantillon|muster|samples|sample|folleto|catalogo|ficha tecnica|brochure|prospekt|unterlagen|floor plans|planos|plantas|plaquette|spec sheet|spec sheets|specsheet|specsheets|datasheet|datasheets|data sheet|data sheets|technical sheet|product sheet|fiche technique|fiches techniques|datenblatt|datenblatter|produktdatenblatt}", fEval, fNeed, fIntent),
 	// Whether the business works with something of the visitor's ("do
 	// you work with Shopify?", "¿trabajáis con Shopify?", "vocês
 	// trabalham com convênio?", "vous travaillez avec Sage ?", "arbeitet
@@ -344,6 +353,9 @@ var fitRules = []rule{
 var supportRules = []rule{
 	r("existing customer", "{already a customer|already customers|existing customer|current customer|we are customers|we are a customer|i am a customer|our account|my account|our subscription|my subscription|our current plan|my current plan|our bot|my bot|our widget|my widget|our chatbot|my chatbot|my dashboard|our dashboard|my login|my invoice|our invoice|my password|our workspace|my workspace}", o(fSupport, 100)),
 	r("has a problem with it", "{stopped working|stopped answering|stopped responding|not loading|does not load|will not load|is broken|broke|keeps crashing|crashing|can not log in|can not login|can not sign in|unable to log in|unable to login|locked out|reset my password|forgot my password|error message|getting an error|shows an error|throws an error|bug|glitch|was charged twice|charged twice|double charged|not showing|disappeared|is down|went down}", o(fProblem, 100)).native(),
+	// Something owed to them never sent: "no me la mandaron", "não
+	// recebi", "jamais reçu", "nie erhalten".
+	r("has a problem with it", "{no me la mandaron|no me lo mandaron|no me la enviaron|no me lo enviaron|no me las mandaron|no me los mandaron|no me han mandado|no me han enviado|no me ha llegado|no me han llegado|nao me mandaram|nao me enviaram|nao recebi|nunca recebi|ainda nao recebi|jamais recu|pas recu|toujours pas recu|nie erhalten|nicht erhalten|nie bekommen|noch nicht bekommen|nicht bekommen}", o(fProblem, 100)).native(),
 	r("asks how to use it", "{how do i|how can i|where do i|where can i|how to} {change|reset|update|cancel|delete|remove|export|download|fix|edit|add a user|invite|turn off|disable|find my|get my|access my}", o(fProblem, 100)),
 	r("existing customer", "{we already have your|i already have your|we bought your|i bought your|we bought from you|i bought from you|you installed|your technician|my order|our order|order number|my delivery|my package|my parcel|soy suscriptor|soy suscriptora|sou assinante|je suis abonne|je suis abonnee|ich bin abonnent|ich bin abonnentin|mi pedido|meu pedido|o meu pedido|numero do pedido|numero de pedido|numero de commande|ma commande|mon colis|meine bestellung|bestellnummer|ya tenemos sus|ya tengo su|ja temos|ja tenho o|nous avons deja vos|wir haben bereits ihre}", o(fSupport, 100)),
 	r("has a problem with it", "{error|fault|faulty|leaking|not producing|no production|production is zero|not arrived|has not arrived|never arrived|still not|nao chegou|ainda nao chegou|no ha llegado|no llego|todavia no llega|pas arrive|toujours pas|nicht angekommen|noch nicht da|atrasado|atrasada|retrasado|retrasada|en retard|verspatet|reenvio|reembolso|vou cancelar|voy a cancelar|je vais annuler|ich kundige}", o(fProblem, 100)).native(),
@@ -402,6 +414,7 @@ var disqualifierIntlRules = []rule{
 	r("asks for a research interview", "{could i|can i|may i|i would like to|i would love to|possa|poderia|pourrais|pourrait|konnte ich|kann ich|darf ich|podria} .. {interview|entrevistar|interviewer|interviewen}", o(fStudent, 90)).native(),
 	r("asks for a research interview", "{open to|available for|give me|geben konnte|geben konnten|hacerle} @det? _? _? {interview|entrevista}", o(fStudent, 90)).native(),
 	r("asks for a research interview", "{ka interview|ki interview|ka 10 min interview|ka 15 min interview|ka 20 min interview|interview mil|interview ho sakta|repondre a une interview|un entretien avec votre|un entretien avec vos}", o(fStudent, 90)).native(),
+	r("student coursework", "{trabajo de grado|trabajo de titulo|trabajo de titulacion|tesina|monografia|trabajo practico|pour la fac|pour mon master|fur meine uni|experteninterview|expertinneninterview}", o(fStudent, 100)),
 	r("asks for a questionnaire", "{fill|fill in|fill out|answer|complete|responder|respondam|repondre a|ausfullen|beantworten} @det? _? _? {survey|questionnaire|questionario|cuestionario|encuesta|fragebogen|umfrage}", o(fStudent, 90)).native(),
 	r("asks for a questionnaire", "{survey|questionnaire|fragebogen} .. {fill karwa|fill kar|ausfullen|bhar}", o(fStudent, 90)).native(),
 	r("spam", "{i noticed your website|i came across your website|i checked your website|rank your website|rank higher|increase your traffic|boost your traffic|more traffic to your|guaranteed results|guaranteed leads|we generate leads|lead generation services|list your business|directory listing|advertise on our|sponsored content|reseller program|affiliate program|white label partnership|loan offer|crypto investment|investment opportunity|earn passive income|get rich|100 percent guaranteed}", o(fSpam, 100)),
@@ -441,11 +454,16 @@ var disqualifierIntlRules = []rule{
 	// site").
 	r("vendor pitch", "{ihre website|ihre webseite|votre site|su sitio web|su pagina web|seu site} .. {analysiert|gepruft|angeschaut|optimieren|verbessern|analyse|audite|optimiser|ameliorer|refaire|analizado|auditado|optimizar|mejorar|analisado|otimizar|melhorar}", o(fSpamWeak, 100)).native(),
 	r("vendor pitch", "{analysiert|analysieren|gepruft|optimieren|verbessern|analyse|analyser|audite|optimiser|ameliorer|refaire|analizado|analizamos|auditado|optimizar|mejorar|analisado|analisamos|otimizar|melhorar} .. {ihre website|ihre webseite|votre site|su sitio web|su pagina web|seu site}", o(fSpamWeak, 100)).native(),
+	// A limited offer announced by the visitor ("offre spéciale à 299 €
+	// valable jusqu'à dimanche", "precio especial solo hasta el domingo",
+	// "Sonderpreis nur diese Woche", "special offer only $99"): a seller's
+	// pitch, whose price and deadline are not a buyer's budget and date.
+	r("vendor pitch", "{offre speciale|offre valable|oferta especial|oferta valida|precio especial|preco especial|prix special|special offer|limited offer|limited time offer|offer valid|offer ends|running a special|promocao valida|promocao exclusiva|promocao so|temos uma promocao|angebot gilt|sonderangebot|sonderpreis|aktionspreis}", o(fSpamWeak, 100)).native().unless("lists", "list", "listas", "lista"),
 	// "Quería ver cómo lo hacen ustedes": studying how the business works
 	// is a rival's or a researcher's question, not a buyer's.
-	r("fishing for business data", "{ver|saber|entender} {como|cómo} lo {hacen|haceis|hacen ustedes} {ustedes|vosotros|}", o(fFishing, 100)),
-	r("fishing for business data", "{ver|saber|entender} como {voces fazem|vcs fazem|voces trabalham|voces fazem isso}", o(fFishing, 100)),
-	r("fishing for business data", "{voir|savoir|comprendre} comment vous {faites|faites ca|travaillez|vous organisez}", o(fFishing, 100)),
+	r("fishing for business data", "{ver|saber|entender} {como|cómo} lo {hacen|haceis|hacen ustedes|montais|montan|organizais|organizan|gestionais|gestionan|llevais|llevan} {ustedes|vosotros|}", o(fFishing, 100)),
+	r("fishing for business data", "{ver|saber|entender|perceber} como {voces fazem|vcs fazem|voces trabalham|voces fazem isso|voces montam|vcs montam|voces organizam|vcs organizam|voces gerem}", o(fFishing, 100)),
+	r("fishing for business data", "{voir|savoir|comprendre} comment vous {faites|faites ca|travaillez|vous organisez|gerez|montez}", o(fFishing, 100)),
 	r("fishing for business data", "{sehen|wissen|verstehen} wie {ihr|sie} das {macht|machen|handhabt|handhaben}", o(fFishing, 100)),
 	r("fishing for business data", "{see|know|understand|learn} how you {do it|guys do it|run it|run things|do things|handle it|organise it|organize it}", o(fFishing, 100)),
 	// "I wanted to know", "quería saber", "je voulais savoir": a question
@@ -454,9 +472,9 @@ var disqualifierIntlRules = []rule{
 	// "Queria entender como vcs conseguem preço mais baixo", "I want to
 	// understand how...", "je voulais comprendre": a question about how
 	// the business works is coming, not a need of their own.
-	suppress("{want to|wanted to|would like to|wanna|queria|quiero|queriamos|quisiera|me gustaria|gostaria de|quero|queriamos|je voulais|je voudrais|je veux|ich wollte|ich mochte|ich will|wir wollten} {understand|entender|comprender|compreender|comprendre|verstehen|nachvollziehen}", fNeed),
-	suppress("{queria|quiero|queriamos|quisiera} {ver|saber|entender} como lo {hacen|haceis}", fNeed),
-	suppress("{queria|quero|queriamos|gostaria de} {ver|saber|entender} como {voces|vcs} {fazem|trabalham}", fNeed),
+	suppress("{want to|wanted to|would like to|wanna|queria|quiero|queriamos|quisiera|me gustaria|gostaria de|quero|queriamos|je voulais|je voudrais|je veux|ich wollte|ich mochte|ich will|wir wollten} {understand|entender|comprender|compreender|perceber|comprendre|verstehen|nachvollziehen}", fNeed),
+	suppress("{queria|quiero|queriamos|quisiera} {ver|saber|entender} como lo {hacen|haceis|montais|montan|organizais|organizan|gestionais|gestionan|llevais|llevan}", fNeed),
+	suppress("{queria|quero|queriamos|gostaria de} {ver|saber|entender|perceber} como {voces|vcs} {fazem|trabalham|montam|organizam|gerem}", fNeed),
 	suppress("{je voulais|je veux|je voudrais} {voir|savoir|comprendre} comment vous {faites|travaillez}", fNeed),
 	suppress("{wanted to|want to|would like to} {see|know|understand|learn} how you {do it|guys do it|run it|run things|do things|handle it}", fNeed),
 	suppress("{ich wollte|ich will|wir wollten|ich mochte} {sehen|wissen|verstehen} wie {ihr|sie} das {macht|machen|handhabt|handhaben}", fNeed),

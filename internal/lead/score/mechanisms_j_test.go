@@ -240,3 +240,219 @@ func TestAFewYearsIsYearsAway(t *testing.T) {
 		}
 	}
 }
+
+// TestRefusalInConjugatedForms: a bot that will not give internal figures
+// says so in each language's conjugated forms; a bot that gladly informs,
+// or declines something other than information, refuses nothing.
+func TestRefusalInConjugatedForms(t *testing.T) {
+	for _, c := range []struct {
+		text, lang string
+		want       bool
+	}{
+		{"Zu Honoraren unserer Übersetzer geben wir keine Auskunft.", "de", true},
+		{"No facilitamos datos de otros clientes.", "es", true},
+		{"Não passamos essas informações por aqui.", "pt", true},
+		{"Nous ne communiquons pas ces chiffres.", "fr", true},
+		{"Não divulgamos a carteira de clientes.", "pt", true},
+		{"Wir geben Ihnen gerne Auskunft zu unseren Preisen.", "de", false},
+		{"No damos clases los domingos.", "es", false},
+	} {
+		if got := botRoutes(c.text, c.lang)&routeRefuse != 0; got != c.want {
+			t.Errorf("%q: refusal %v, want %v", c.text, got, c.want)
+		}
+	}
+}
+
+// TestSpokenGermanNeed: "brauch ich", "ich brauch" and the subjunctive
+// "wir bräuchten" state a need; "brauch ich nich" does not.
+func TestSpokenGermanNeed(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		want bool
+	}{
+		{"nach der OP brauch ich ja Reha", true},
+		{"ich brauch so schnell wie möglich einen Termin", true},
+		{"wir bräuchten den Raum ab dem 1. März", true},
+		{"Finanzierung brauch ich nich, ich zahle bar", false},
+	} {
+		if _, got := findingOf(t, "", c.text, fNeed, false); got != c.want {
+			t.Errorf("%q: need %v, want %v", c.text, got, c.want)
+		}
+	}
+}
+
+// TestContractRunningOutIsNoSupport: the visitor's contract running out
+// is the current provider's, a date to switch, not a request about
+// something bought here; their contract named otherwise still is.
+func TestContractRunningOutIsNoSupport(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		want bool
+	}{
+		{"vielleicht schau ich mir euch an, wenn unser Vertrag irgendwann ausläuft", false},
+		{"nuestro contrato con el proveedor actual vence en marzo", false},
+		{"our contract with the current vendor ends June 30", false},
+		{"mein Vertrag wurde doppelt abgebucht", true},
+		{"quiero cancelar mi contrato", true},
+	} {
+		if _, got := findingOf(t, "", c.text, fSupport, false); got != c.want {
+			t.Errorf("%q: existing customer %v, want %v", c.text, got, c.want)
+		}
+	}
+}
+
+// TestYesToOfferedTrial: a yes to a free trial, study or evaluation the bot
+// offered is a step of evaluation; a yes to a case study (content) is not.
+func TestYesToOfferedTrial(t *testing.T) {
+	for _, c := range []struct {
+		conv string
+		want bool
+	}{
+		{"B: Je peux vous envoyer une étude de faisabilité gratuite à partir de vos factures.|V: Oui, volontiers.", true},
+		{"B: Chaho toh free profile evaluation karwa sakte ho.|V: haan kar do", true},
+		{"B: ¿Quiere una semana de prueba para su equipo?|V: sí, para 5 personas", true},
+		{"B: Would you like our real estate case study?|V: Yes, send it to my email.", false},
+		{"B: We have a free newsletter every month.|V: yes", false},
+	} {
+		a := analyse(Input{Transcript: convo(c.conv)})
+		got := false
+		for _, f := range a.findings {
+			if f.f == fEval && f.reading == "takes the trial or study offered" {
+				got = true
+			}
+		}
+		if got != c.want {
+			t.Errorf("%q: trial taken %v, want %v", c.conv, got, c.want)
+		}
+	}
+}
+
+// TestRivalPriceTold: a rival's price told ("ek aur agency ne 60k bola
+// hai", "Bench quoted me $299") compares offers; what someone else said
+// without a price does not.
+func TestRivalPriceTold(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		want bool
+	}{
+		{"ek dusre vendor ne 30k bola tha but sirf 3 months", true},
+		{"Regus wale 9k per seat bata rahe the", true},
+		{"the other agency quoted me 4,000 for the same", true},
+		{"dentist ne bola tha molar mein infection hai", false},
+		{"sales wale ne bola tha kabhi bhi refund mil jayega", false},
+	} {
+		if _, got := findingOf(t, "", c.text, fEval, false); got != c.want {
+			t.Errorf("%q: evaluation %v, want %v", c.text, got, c.want)
+		}
+	}
+}
+
+// TestVendorInboxWords: a bot that sends proposals to a contact form,
+// sponsorship requests to its management, or says its channel is for
+// patients, took the visitor for someone selling or asking, not buying.
+func TestVendorInboxWords(t *testing.T) {
+	for _, c := range []struct {
+		text, lang string
+		want       route
+	}{
+		{"For vendor proposals, please use the general contact form.", "en", routeVendor},
+		{"Las solicitudes de patrocinio las evalúa la dirección; puede enviarlas al correo institucional.", "es", routeVendor},
+		{"Las propuestas comerciales se reciben en el correo de compras.", "es", routeVendor},
+		{"Este canal es para atención de pacientes.", "es", routeNotForYou},
+		{"Our suppliers are all based in Europe.", "en", 0},
+		{"Puede rellenar el formulario de contacto para pedir cita.", "es", 0},
+	} {
+		got := botRoutes(c.text, c.lang) & (routeVendor | routeNotForYou)
+		if got != c.want {
+			t.Errorf("%q: route %b, want %b", c.text, got, c.want)
+		}
+	}
+}
+
+// TestThesisWords: the names of a thesis or of research for a degree in
+// the other languages are student work.
+func TestThesisWords(t *testing.T) {
+	for _, text := range []string{
+		"estoy haciendo mi trabajo de grado sobre software en pymes",
+		"es para mi tesina de la maestría",
+		"c'est vraiment pour la fac",
+		"hätten Sie Zeit für ein kurzes Experteninterview?",
+	} {
+		if _, ok := findingOf(t, "", text, fStudent, false); !ok {
+			t.Errorf("%q: not read as student work", text)
+		}
+	}
+}
+
+// TestLimitedOfferIsPitch: a limited offer the visitor announces is a
+// seller's pitch, and material the visitor sends is not material asked
+// for; a buyer's question about price lists is neither.
+func TestLimitedOfferIsPitch(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		want bool
+	}{
+		{"oferta especial: 10 enlaces por solo 149 €, válida hasta el domingo", true},
+		{"Sonderpreis nur diese Woche: 299 € für 10 Gastartikel", true},
+		{"promoção válida só até sexta-feira!", true},
+		{"special offer only $99 for 50 backlinks", true},
+		{"our wholesale customers have special price lists, does that carry over?", false},
+	} {
+		if _, got := findingOf(t, "", c.text, fSpamWeak, false); got != c.want {
+			t.Errorf("%q: vendor pitch %v, want %v", c.text, got, c.want)
+		}
+	}
+	if f, ok := findingOf(t, "", "je vous envoie quand même la plaquette", fEval, false); ok {
+		t.Errorf("material the visitor sends read as evaluation (%s)", f.reading)
+	}
+	if _, ok := findingOf(t, "", "vous pouvez m'envoyer la plaquette ?", fEval, false); !ok {
+		t.Error("material asked for is no longer read")
+	}
+	checkTiers(t, []struct{ want, conv string }{
+		{TierUnqualified, "B: Bonjour, souhaitez-vous prendre rendez-vous ?|V: Bonjour ! Je propose du netlinking : 10 articles sponsorisés sur des blogs santé.|B: Merci, mais ce chat est réservé aux patients.|V: offre spéciale à 249 € au lieu de 500 €, valable jusqu'à vendredi. Qui gère le site ?|B: Nous ne donnons pas suite aux démarchages par ce canal.|V: je vous envoie quand même la plaquette"},
+	})
+}
+
+// TestHowYouSetItUpIsFishing: wanting to see how the business sets itself
+// up is a rival's question, not a need.
+func TestHowYouSetItUpIsFishing(t *testing.T) {
+	for _, text := range []string{
+		"tengo una academia y quería ver cómo lo montáis vosotros",
+		"queria perceber como vocês organizam as rotas",
+		"je voulais comprendre comment vous gérez les plannings",
+	} {
+		if _, ok := findingOf(t, "", text, fFishing, false); !ok {
+			t.Errorf("%q: not read as fishing", text)
+		}
+		if f, ok := findingOf(t, "", text, fNeed, false); ok {
+			t.Errorf("%q: read as a need (%s)", text, f.reading)
+		}
+	}
+}
+
+// TestFeeNeverSentIsSupport: a fee of one's own and something owed never
+// sent make a billing request, not a purchase.
+func TestFeeNeverSentIsSupport(t *testing.T) {
+	checkTiers(t, []struct{ want, conv string }{
+		{TierUnqualified, "B: ¡Hola! ¿En qué te ayudo?|V: necesito la factura de mi mensualidad de septiembre, no me la mandaron|B: Puedes generarla en la app con tu RFC.|V: ok, y hasta cuándo puedo pedirla?|B: Hasta el último día del mes en curso."},
+	})
+	for _, text := range []string{"ainda não recebi o recibo", "je n'ai jamais reçu la facture, pas reçu", "die Rechnung habe ich nie erhalten"} {
+		if _, ok := findingOf(t, "", text, fProblem, false); !ok {
+			t.Errorf("%q: not read as a problem", text)
+		}
+	}
+}
+
+// TestDaquiLeadsATimeline: "daqui 2 anos", "d'ici deux ans", "de aquí a
+// dos años" are relative dates; two years off is years away.
+func TestDaquiLeadsATimeline(t *testing.T) {
+	for _, text := range []string{"blz. daqui 2 anos eu volto", "on verra d'ici deux ans", "de aquí a dos años, quizás"} {
+		f, ok := findingOf(t, "", text, fTimeline, false)
+		if !ok || !yearsAway(&f) {
+			t.Errorf("%q: not read as years away (%+v)", text, f)
+		}
+	}
+	if f, ok := findingOf(t, "", "daqui 2 semanas já precisamos disso", fTimeline, false); !ok || f.level < 90 {
+		t.Errorf("two weeks from now read as %+v", f)
+	}
+}

@@ -74,6 +74,11 @@ var (
 		"compartir", "compartimos", "revelar", "divulgar", "compartilhar", "compartilhamos", "partilhar", "partilhamos",
 		"partager", "partageons", "divulguer", "afficher", "communiquer",
 		"teilen", "herausgeben", "weitergeben", "anzeigen", "preisgeben",
+		// The conjugated forms a refusal is said in: "no facilitamos
+		// datos de clientes", "não passamos essas informações", "nous ne
+		// communiquons pas ces chiffres", "dazu geben wir keine Auskunft".
+		"damos", "facilitamos", "proporcionamos", "divulgamos", "fornecemos", "passamos", "divulgamos",
+		"donnons", "communiquons", "divulguons", "geben", "nennen",
 	})
 	// Words that call what was asked internal or confidential.
 	privateWords = setOfWords([]string{
@@ -89,11 +94,12 @@ var (
 		"informacion", "datos", "detalles", "cifras", "numeros", "direcciones", "configuracion",
 		"informacao", "informacoes", "dados", "detalhes", "enderecos", "configuracao",
 		"informations", "donnees", "coordonnees", "chiffres", "adresses",
-		"informationen", "daten", "angaben", "zahlen", "kennzahlen", "umsatzzahlen", "kontaktdaten", "adressen", "konfiguration",
+		"informationen", "daten", "angaben", "zahlen", "kennzahlen", "umsatzzahlen", "kontaktdaten", "adressen", "konfiguration", "auskunft", "auskunfte",
 		"jaankari", "jankari",
 		// What a rival fishes for: client lists, margins, pay.
 		"list", "lists", "margins", "compensation", "salaries", "listas", "margenes", "margens", "salarios",
 		"liste", "listes", "marges", "salaires", "listen", "margen", "gehalter", "comercial", "commerciales", "commerciale",
+		"carteira", "cartera", "portefeuille",
 	})
 	// Where a business sends applicants: its careers page, its openings,
 	// its hiring process ("apply on our careers page", "las vacantes están
@@ -121,6 +127,9 @@ var (
 		"vendor", "vendors", "supplier", "suppliers", "partnerships", "partnership",
 		"proveedores", "proveedor", "alianzas", "alianza", "fornecedores", "fornecedor", "parcerias", "parceria",
 		"fournisseurs", "fournisseur", "partenariats", "partenariat", "lieferanten", "lieferant", "kooperationen", "kooperation",
+		// Sponsorship asked of the business: "las solicitudes de
+		// patrocinio las evalúa la dirección".
+		"sponsorship", "sponsorships", "sponsoring", "patrocinio", "patrocinios", "mecenat", "parrainage",
 	})
 )
 
@@ -193,7 +202,9 @@ func botRoutes(text, lang string) route {
 
 // buyingChannels are where a business sends sellers when it names no
 // address: its e-mail, its procurement or purchasing team.
-var buyingChannels = setOfWords([]string{"email", "mail", "procurement", "purchasing", "compras", "achats", "einkauf", "beschaffung", "correo"})
+var buyingChannels = setOfWords([]string{"email", "mail", "procurement", "purchasing", "compras", "achats", "einkauf", "beschaffung", "correo",
+	// "please use the general contact form", "el formulario de contacto".
+	"form", "formulario", "formulaire", "kontaktformular", "formular"})
 
 // namesBuyingChannel: the sentence names such a channel ("vendor proposals
 // aap humari procurement team ko email kar sakte hain", "las propuestas de
@@ -438,9 +449,9 @@ func handsTo(toks []token, team, verb []int) bool {
 }
 
 var (
-	purposeBefore = setOfWords([]string{"for", "para", "pour", "fur", "als", "aux", "los", "les"})
+	purposeBefore = setOfWords([]string{"for", "para", "pour", "fur", "als", "aux", "los", "les", "las", "as"})
 	purposeAfter  = setOfWords([]string{"liye", "proposals", "proposal", "inquiries", "enquiries", "requests", "offers", "pitches",
-		"propuestas", "propostas", "propositions", "anfragen", "angebote"})
+		"propuestas", "propostas", "propositions", "anfragen", "angebote", "solicitudes", "solicitacoes", "demandes"})
 )
 
 // proposalWords name what a seller sends: "for any proposal, write to
@@ -542,7 +553,7 @@ func referenceGiven(t *turnText) (string, bool) {
 }
 
 var (
-	chatWords = setOfWords([]string{"chat", "chatbot"})
+	chatWords = setOfWords([]string{"chat", "chatbot", "canal", "channel", "kanal"})
 	// "This chat", "este chat", "ce chat", "dieser Chat", "ye chat".
 	chatDemonstratives = setOfWords([]string{"this", "este", "esse", "ce", "dieser", "ye", "yeh", "yah"})
 	// What a chat is said to be for: "is for", "es para", "é para",

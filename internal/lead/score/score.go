@@ -268,7 +268,7 @@ func analyse(in Input) *analysis {
 		refAsked, slots = false, nil
 		t.toks, t.sents = tokenizeLang(text, lex, a.lang)
 		if prev != nil {
-			t.asked, t.priced = prev.asked, prev.priced
+			t.asked, t.priced, t.trialOffered = prev.asked, prev.priced, prev.offersTrial
 			a.asked[idx] = prev
 			prev = nil // only the first reply answers the question
 		}

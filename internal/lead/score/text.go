@@ -44,6 +44,9 @@ type turnText struct {
 	// priced: the preceding bot turn stated a price, so "that's fine"
 	// accepts it (but "sure" to "shall I send the brochure?" does not).
 	priced bool
+	// trialOffered: the preceding bot turn offered a free trial, study or
+	// evaluation.
+	trialOffered bool
 	// offScope: the bot's next turn said the request is not something the
 	// business offers.
 	offScope bool

@@ -24,7 +24,8 @@ var numberWords = map[string]float64{
 }
 
 // leadIn words introduce a relative timeline: "in 2 weeks", "within 6 weeks".
-var leadIn = setOfWords([]string{"in", "within", "next", "under", "inside", "agle", "coming",
+// "Daqui 2 anos", "d'ici deux ans", "de aquí a dos años" too.
+var leadIn = setOfWords([]string{"in", "within", "next", "under", "inside", "agle", "coming", "daqui", "ici", "aqui",
 	"en", "dentro", "proximos", "proximas", "em", "dans", "sous", "innerhalb", "binnen", "nachsten"})
 
 // fillers may sit between the lead-in and the number.
