@@ -278,6 +278,8 @@ var timelineRules = []rule{
 	r("years away", "{few years|couple of years}", o(fTimeline, 10)),
 	// "Daqui a uns anos", "en unos años", "dans quelques années", "in ein
 	// paar Jahren", "kuch saal mein": a few years, in every language.
+	// "Übernächstes Jahr", "the year after next": two years off.
+	r("years away", "{ubernachstes jahr|ubernachsten jahr|ubernachsten jahres|ubernachste jahr|year after next}", o(fTimeline, 10)),
 	r("years away", "{daqui a uns anos|daqui uns anos|daqui alguns anos|daqui a alguns anos|em alguns anos|dentro de uns anos|en unos anos|en algunos anos|dentro de unos anos|dentro de algunos anos|dans quelques annees|ici quelques annees|in ein paar jahren|in einigen jahren|in wenigen jahren|kuch saal mein|kuch saalon mein|kuch saal baad|kuch saalon baad}", o(fTimeline, 10)),
 	r("someday", "{someday|some day|eventually|future}", o(fTimeline, 10)),
 	r("later", "{later|afterwards|baad mein|baad me|after some time}", o(fTimeline, 15)),

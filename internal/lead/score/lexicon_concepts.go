@@ -35,6 +35,12 @@ var conceptRules = []rule{
 	r("asks for an appointment", "{podeis dar|pueden dar|puede dar|podria dar|podrian dar|pode marcar|podem marcar|pode agendar|podem agendar|consigo marcar|consigo agendar} .. {cita|hora|turno|consulta|visita|horario}", o(fIntent, 80), o(fNeed, 40)),
 	r("asks to visit", "{on peut|nous pouvons|je peux|peut on|pouvons nous|puis je|pourrions nous|pourrait on|est ce que on peut|est ce que je peux} {venir|passer|visiter|essayer|faire un essai}", o(fIntent, 80), o(fNeed, 40)),
 	r("asks to visit", "{konnen wir|kann ich|durfen wir|darf ich|konnten wir|konnte ich} .. {vorbeikommen|besichtigen|anschauen|ansehen|probefahren|probe fahren|vorbei kommen|kommen}", o(fIntent, 80), o(fNeed, 40)),
+	// The business asked to come ("Wann könnt ihr vorbeikommen?", "könnte
+	// jemand nächste Woche vorbeikommen?") or for a call or a visit in the
+	// Brazilian "consegue" form ("consegue uma call essa semana?",
+	// "consegue visita ainda esse mês?").
+	r("asks to visit", "{konnt ihr|konnen sie|konnten sie|konnte jemand|kann jemand|kommt ihr|kommen sie|wann konnt ihr|wann konnen sie} .. {vorbeikommen|vorbeischauen|vorbei kommen|rauskommen|vorbei}", o(fIntent, 80), o(fNeed, 40)),
+	r("asks to meet", "{consegue|conseguem|conseguimos|consegues|da pra|da para} {uma|um|} {call|reuniao|visita|conversa|chamada|demo|demonstracao}", o(fIntent, 80), o(fNeed, 40)),
 	r("asks to visit", "{visit|campus visit|site visit|demo|test drive|trial class|appointment|viewing|tour} {kar sakte|kar sakta|kar sakti|karna hai|karwa do|karwa dijiye|book kar|fix kar|kar lete|karenge|kar lenge|ho sakta|ho sakti|ho payega|possible hai|mil sakta|mil sakti}", o(fIntent, 80), o(fNeed, 40)),
 	r("asks to visit", "{aa sakte|aa sakta|aa sakti|aa jaaye|aa jaun|aa jau|milne aa|aake dekh}", o(fIntent, 75), o(fNeed, 40)),
 	r("asks to visit", "{can i|can we|could i|could we|may i|may we} come {for|in|and|to|tomorrow|today|on|this|next}", o(fIntent, 80), o(fNeed, 40)),
@@ -67,11 +73,13 @@ var conceptRules = []rule{
 	// it is a support request (override.go).
 	r("existing customer", "{my|our|mi|mis|nuestro|nuestra|meu|minha|nosso|nossa|mon|ma|mes|notre|nos|mein|meine|meinen|meiner|unser|unsere|unseren|mera|meri|mere|hamara|hamari|humara|humari} {order|orders|pedido|encomenda|commande|bestellung|lieferung|sendung|paket|colis|parcel|package|delivery|envio|entrega|livraison|policy|poliza|apolice|police|versicherung|vertrag|contrato|contrat|claim|siniestro|sinistro|sinistre|schadensfall|invoice|factura|fatura|facture|rechnung|bill|refund|reembolso|remboursement|erstattung|ticket|reclamacion|reclamacao|reclamation|reklamation|garantia|garantie|warranty|mensualidad|mensualidades|cuota|mensalidade|mensalidades|cotisation|abonnement|mitgliedsbeitrag|abo|membership|suscripcion|assinatura}", o(fSupport, 100)),
 
-	// Our contract running out ("wenn unser Vertrag irgendwann ausläuft",
-	// "nuestro contrato con el proveedor actual vence en marzo", "our
-	// contract ends June 30") is the current provider's, ending: when the
+	// Our contract running out or still running ("wenn unser Vertrag
+	// irgendwann ausläuft", "nuestro contrato vence en marzo", "unser
+	// Vertrag mit der jetzigen Firma läuft noch", "our contract with the
+	// current vendor ends June 30") is the current provider's: when the
 	// visitor may switch, not a request about something bought here.
-	suppress("{our|my|unser|unsere|nuestro|mi|nosso|meu|notre|mon|hamara|humara} {contract|vertrag|contrato|contrat} .. .. {ends|expires|runs|auslauft|auslaeuft|endet|ablauft|termina|vence|acaba|finaliza|expira|termine|finit|expire|khatam}", fSupport),
+	suppress("{our|my|unser|unsere|nuestro|mi|nosso|meu|notre|mon|hamara|humara} {contract|vertrag|contrato|contrat} .. .. {ends|expires|runs|auslauft|auslaeuft|endet|ablauft|lauft|termina|vence|acaba|finaliza|expira|termine|finit|expire|khatam}", fSupport),
+	suppress("{contract|vertrag|contrato|contrat} {mit|con|com|avec|with} .. {jetzigen|aktuellen|bisherigen|derzeitigen|actual|atual|actuel|actuelle|current|present|existing}", fSupport),
 	// Wanting something one has put right, every language: a need whose
 	// object is a repair of "it" ("lo necesito solucionado ya", "preciso
 	// disso resolvido hoje", "I need it fixed by Friday", "ich brauche das

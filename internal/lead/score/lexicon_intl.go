@@ -182,6 +182,23 @@ var intlNeedRules = []rule{
 	r("states a need", "{humein chahiye|hume chahiye|mujhe chahiye|zarurat hai|zaroorat hai|dhoondh rahe|dhund rahe|dekh rahe hain ek}", o(fNeed, 70), o(fPain, 45)),
 	r("wants", "{join|enroll|enrol|admission|subscribe|signup|sign up|book|buy|purchase|order|install|setup|set up|switch|upgrade|kharidna|lagwana} {karna hai|karni hai|karna tha|karna chahte|karna chahta|karna chahti|lena hai|leni hai|chahiye}", o(fNeed, 65)),
 	r("compares vendors", "{bhi check kar|bhi dekh rahe|bhi dekh raha|bhi dekh rahi|bhi compare|compare kar raha|compare kar rahi|compare kar rahe|dusre options|doosre options|baaki options|aur options}", o(fEval, 60), o(fNeed, 50), o(fProcess, 50)),
+	// Overwhelmed ("Instagram lo llevo yo pero no llego a todo", "con dos
+	// críos no doy abasto", "não dou conta", "on n'arrive plus à suivre",
+	// "wir kommen nicht hinterher"): a pain, not a fault of something
+	// bought ("no llegó" is a parcel that did not arrive).
+	r("struggling", "{no llego a todo|no llegamos a todo|no llego a tiempo|no doy abasto|no damos abasto|nao dou conta|nao damos conta|nao estou dando conta|je ne m en sors pas|on ne s en sort pas|on n arrive plus|je n arrive plus|komme nicht hinterher|kommen nicht hinterher|komme nicht mehr hinterher|kommen nicht mehr hinterher}", o(fPain, 75), o(fNeed, 65)).native(),
+	r("struggling", "{komme|kommen|kommt} .. .. {nicht hinterher|nicht mehr hinterher|kaum hinterher|kaum noch hinterher}", o(fPain, 75), o(fNeed, 65)).native(),
+	suppress("{no llego a|no llegamos a}", fProblem),
+	// "Puedo empezar el lunes", "I can start on the 1st", "posso começar
+	// segunda", "je peux commencer tout de suite": an applicant's
+	// availability, not a purchase started.
+	suppress("{puedo|podria|posso|poderia|je peux|je pourrais|i can|i could|ich kann|ich konnte} {empezar|comenzar|incorporarme|comecar|commencer|start|anfangen|join}", fIntent, fNeed),
+	// German "Stück" counted ("ca 8 Stück", "500 Stück", "pro Stück") is
+	// pieces, not English "stuck".
+	suppress("{#n|pro|je} stuck", fProblem, fPain, fNeed),
+	// "Irgendwann im Herbst", "irgendwann Ende März": a vague date, not
+	// "later" (the date after it is read on its own).
+	suppress("irgendwann {i am|in|am|anfang|ende|mitte}", fTimeline, fPriority),
 	r("no longer works for them", "{profit nahi|loss ho raha|loss mein|kaam nahi aa raha}", o(fPain, 75), o(fNeed, 65)).native(),
 	r("struggling", "{handle nahi ho|manage nahi ho|reply nahi kar|bahut saare|bahut sare|bahut zyada}", o(fPain, 80), o(fNeed, 70)).native(),
 	r("many enquiries", "{muchas|muchisimas|cientos de|miles de|muitas|centenas de|milhares de|beaucoup de|des centaines de|des milliers de|viele|hunderte|tausende} .. preguntas|consultas|mensajes|llamadas|solicitudes|perguntas|mensagens|ligacoes|pedidos|questions|demandes|messages|appels|fragen|anfragen|nachrichten|anrufe", o(fPain, 60), o(fNeed, 60)),

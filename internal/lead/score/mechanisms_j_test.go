@@ -456,3 +456,105 @@ func TestDaquiLeadsATimeline(t *testing.T) {
 		t.Errorf("two weeks from now read as %+v", f)
 	}
 }
+
+// TestBusinessAskedToCome: asking the business to come by, or for a call
+// in the Brazilian "consegue" form, is a request to meet.
+func TestBusinessAskedToCome(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		want bool
+	}{
+		{"Wann könnt ihr vorbeikommen?", true},
+		{"könnte jemand nächste Woche vorbeikommen und das Dach anschauen?", true},
+		{"consegue uma call essa semana ainda?", true},
+		{"consegue visita ainda esse mês?", true},
+		{"consegue me explicar o plano anual?", false},
+	} {
+		f, ok := findingOf(t, "", c.text, fIntent, false)
+		if got := ok && f.level >= 75; got != c.want {
+			t.Errorf("%q: request to meet %v, want %v", c.text, got, c.want)
+		}
+	}
+}
+
+// TestOverwhelmedIsPain: "no llego a todo", "não dou conta", "wir kommen
+// nicht hinterher" are a pain of the visitor's own, not a parcel that did
+// not arrive.
+func TestOverwhelmedIsPain(t *testing.T) {
+	for _, text := range []string{
+		"Instagram lo llevo yo pero no llego a todo",
+		"com dois filhos não dou conta",
+		"wir kommen mit den Anfragen nicht hinterher",
+	} {
+		if _, ok := findingOf(t, "", text, fPain, false); !ok {
+			t.Errorf("%q: not read as pain", text)
+		}
+		if _, ok := findingOf(t, "", text, fProblem, false); ok {
+			t.Errorf("%q: read as a fault of something bought", text)
+		}
+	}
+	if _, ok := findingOf(t, "", "el pedido no llegó todavía", fProblem, false); !ok {
+		t.Error("a parcel that did not arrive is no longer a problem")
+	}
+}
+
+// TestContractWithCurrentProvider: a contract with the current provider,
+// still running, is no support request either.
+func TestContractWithCurrentProvider(t *testing.T) {
+	for _, text := range []string{
+		"Unser Vertrag mit der jetzigen Firma läuft noch",
+		"el contrato con el proveedor actual dura hasta diciembre",
+	} {
+		if _, ok := findingOf(t, "", text, fSupport, false); ok {
+			t.Errorf("%q: read as an existing customer", text)
+		}
+	}
+}
+
+// TestGermanPiecesAndVagueDates: "Stück" counted is pieces, not English
+// "stuck"; "irgendwann im Herbst" is a vague date, not "later".
+func TestGermanPiecesAndVagueDates(t *testing.T) {
+	for _, text := range []string{"wären bei uns so ca 8 Stück", "ab 500 Stück bitte"} {
+		for _, f := range []facet{fProblem, fPain} {
+			if x, ok := findingOf(t, "", text, f, false); ok {
+				t.Errorf("%q: read as %s (%s)", text, f, x.reading)
+			}
+		}
+	}
+	if _, ok := findingOf(t, "", "our order is stuck in customs", fProblem, false); !ok {
+		t.Error("English 'stuck' is no longer a problem")
+	}
+	if f, ok := findingOf(t, "", "Irgendwann im Herbst, genaues Datum steht noch nicht.", fTimeline, false); ok && f.reading == "later" {
+		t.Error("'irgendwann im Herbst' read as later")
+	}
+	if f, ok := findingOf(t, "", "das machen wir irgendwann", fTimeline, false); !ok || f.reading != "later" {
+		t.Errorf("'irgendwann' alone no longer later: %+v", f)
+	}
+}
+
+// TestYearAfterNext: "übernächstes Jahr", "the year after next" are years
+// away; "übernächsten Monat" is not.
+func TestYearAfterNext(t *testing.T) {
+	for _, text := range []string{"konkret passiert frühestens übernächstes Jahr etwas", "probably the year after next"} {
+		f, ok := findingOf(t, "", text, fTimeline, false)
+		if !ok || !yearsAway(&f) {
+			t.Errorf("%q: not years away (%+v)", text, f)
+		}
+	}
+	if f, ok := findingOf(t, "", "wir ziehen am 1. des übernächsten Monats ein", fTimeline, false); ok && yearsAway(&f) {
+		t.Error("the month after next read as years away")
+	}
+}
+
+// TestICanStartIsNoPurchase: "I can start Monday" is an applicant's
+// availability; with the bot's careers pointer it is a job seeker's.
+func TestICanStartIsNoPurchase(t *testing.T) {
+	for _, text := range []string{"puedo empezar el lunes", "posso começar segunda", "je peux commencer tout de suite", "I can start on the 1st"} {
+		if f, ok := findingOf(t, "", text, fIntent, false); ok {
+			t.Errorf("%q: read as %s", text, f.reading)
+		}
+	}
+	checkTiers(t, []struct{ want, conv string }{
+		{TierUnqualified, "B: ¡Hola! ¿Quieres pedir cita?|V: hola, soy auxiliar de enfermería y quería saber si buscáis personal|B: Puedes enviar tu CV a rrhh@clinica.es o ver las ofertas en /trabaja-con-nosotros.|V: vale, mi presupuesto mínimo son 1.600 € al mes|B: Indícalo en tu candidatura.|V: ok, también puedo empezar ya mismo, el lunes si hace falta"},
+	})
+}
