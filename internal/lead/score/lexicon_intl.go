@@ -88,6 +88,11 @@ var intlBudgetRules = []rule{
 	r("willing to pay", "{bereit zu|bereit} {zahlen|investieren|ausgeben}", o(fBudget, 70)),
 	r("asks the price", "{was kostet|wie viel kostet|wieviel kostet|was kosten|preis|preise|kosten|preisliste|konditionen}", o(fBudget, 30), o(fIntent, 45)),
 	r("asks the price", "{wie teuer|was wurde .. kosten|mit welchen kosten|was verlangen sie|was nehmen sie}", o(fBudget, 30), o(fIntent, 45)),
+	// "Wie hoch ist das Schulgeld?", "wie rechnet ihr ab, pro Wort?", "wie
+	// funktioniert das abrechnungstechnisch?": the price asked by its
+	// amount or its billing.
+	r("asks the price", "wie hoch {ist|sind|liegt|liegen|ware|waren} .. {schulgeld|gebuhr|gebuhren|beitrag|beitrage|kosten|preis|preise|miete|honorar|honorare|pauschale|tagessatz|monatsbeitrag|jahresbeitrag|kursgebuhr|kursgebuhren|studiengebuhr|studiengebuhren|rate|raten|anzahlung}", o(fBudget, 30), o(fIntent, 45)),
+	r("asks the price", "{wie rechnet ihr ab|wie rechnen sie ab|wie rechnet ihr das ab|wie rechnen sie das ab|abrechnungstechnisch|wie wird abgerechnet|wie wird das abgerechnet}", o(fBudget, 30), o(fIntent, 45)),
 	r("asks for a quote", "{angebot|kostenvoranschlag|ein angebot|ein konkretes angebot|offerte|eine offerte|richtofferte}", o(fBudget, 55), o(fIntent, 70)),
 	r("too expensive", "{zu teuer|viel zu teuer|ausserhalb des budgets|uber unserem budget|sprengt das budget}", o(fBudget, 0)).deny(),
 	r("no budget", "{kein budget|keine mittel|kein geld}", o(fBudget, 0)).deny(),
@@ -290,7 +295,7 @@ var evalRules = []rule{
 	r("compares vendors", "{comparing with|comparing against|compare with|compare against|comparing it with|comparing them with|before deciding|before we decide|before i decide|antes de decidir|antes de decidirnos|avant de decider|bevor wir uns entscheiden|bevor ich mich entscheide}", o(fEval, 60), o(fNeed, 50), o(fProcess, 50)),
 	r("compares vendors", "{other|others|otras|otros|outras|outros|autres|andere|anderen|two|three|few|couple of|dos|tres|duas|tres|deux|trois|zwei|drei} .. {options|vendors|companies|providers|schools|agencies|quotes|proposals|projects|clinics|suppliers|opciones|escuelas|proveedores|empresas|propuestas|presupuestos|colegios|clinicas|agencias|opcoes|escolas|fornecedores|propostas|orcamentos|agencias|offres|devis|ecoles|prestataires|fournisseurs|anbieter|angebote|schulen|agenturen|optionen}", o(fEval, 60), o(fNeed, 50), o(fProcess, 50)),
 	r("asks what is included", "{incluye|incluido|incluida|incluidos|incluidas|incluso|inclui|incluem|incluidos|inclusos|inclusas|inclus|inclut|compris|comprend|enthalten|inbegriffen|inklusive|inkludiert|mit drin|dabei|included|include|includes|shamil}", o(fEval, 50), o(fNeed, 40)).question(),
-	r("asks for samples or material", "{muestras|muestra|amostras|amostra|echantillons|echantillon|muster|samples|sample|folleto|catalogo|ficha tecnica|brochure|prospekt|unterlagen|floor plans|planos|plantas|plaquette|spec sheet|spec sheets|specsheet|specsheets|datasheet|datasheets|data sheet|data sheets|technical sheet|product sheet|fiche technique|fiches techniques|datenblatt|datenblatter|produktdatenblatt}", o(fEval, 50), o(fNeed, 40), o(fIntent, 40)),
+	r("asks for samples or material", "{muestras|muestra|amostras|amostra|echantillons|echantillon|muster|samples|sample|folleto|catalogo|ficha tecnica|brochure|prospekt|unterlagen|floor plans|planos|plantas|plaquette|spec sheet|spec sheets|specsheet|specsheets|datasheet|datasheets|data sheet|data sheets|technical sheet|product sheet|fiche technique|fiches techniques|datenblatt|datenblatter|produktdatenblatt|infomaterial|informationsmaterial|broschure|katalog|material informativo|documentation commerciale}", o(fEval, 50), o(fNeed, 40), o(fIntent, 40)),
 	// Material the visitor sends ("je vous envoie quand même la plaquette",
 	// "te mando el catálogo", "I'll send you our brochure") is a seller's,
 	// not material asked for.

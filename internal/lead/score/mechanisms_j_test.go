@@ -558,3 +558,39 @@ func TestICanStartIsNoPurchase(t *testing.T) {
 		{TierUnqualified, "B: ¡Hola! ¿Quieres pedir cita?|V: hola, soy auxiliar de enfermería y quería saber si buscáis personal|B: Puedes enviar tu CV a rrhh@clinica.es o ver las ofertas en /trabaja-con-nosotros.|V: vale, mi presupuesto mínimo son 1.600 € al mes|B: Indícalo en tu candidatura.|V: ok, también puedo empezar ya mismo, el lunes si hace falta"},
 	})
 }
+
+// TestGermanPriceByAmountOrBilling: the price asked by its amount or its
+// billing is a price question; a rival's margin asked is not.
+func TestGermanPriceByAmountOrBilling(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		want bool
+	}{
+		{"wie hoch ist das Schulgeld bei Ihnen?", true},
+		{"wie rechnet ihr ab, pro Stunde?", true},
+		{"wie funktioniert das abrechnungstechnisch?", true},
+		{"und wie hoch ist eure Marge?", false},
+	} {
+		f, ok := findingOf(t, "", c.text, fIntent, false)
+		if got := ok && f.reading == "asks the price"; got != c.want {
+			t.Errorf("%q: price question %v, want %v", c.text, got, c.want)
+		}
+	}
+	if _, ok := findingOf(t, "", "können Sie mir Infomaterial schicken?", fEval, false); !ok {
+		t.Error("Infomaterial asked for is not read")
+	}
+}
+
+// TestFreeSlotsJoinedByAnd: slots the bot says are free, joined by "and",
+// are offered; opening hours are not.
+func TestFreeSlotsJoinedByAnd(t *testing.T) {
+	if got := offeredSlots("Este sábado tenemos libre a las 10:00 y a las 12:30 con el Dr. Salinas.", "es"); !got["h10"] {
+		t.Errorf("free slots not offered: %v", got)
+	}
+	if got := offeredSlots("Our classes run Tuesday and Thursday at 7 pm.", "en"); got != nil {
+		t.Errorf("opening hours read as offered slots: %v", got)
+	}
+	checkTiers(t, []struct{ want, conv string }{
+		{TierSQL, "V: hola quiero blanquearme los dientes, tengo 6 mil pesos para eso|B: ¡Claro! El blanqueamiento cuesta $4,500 MXN.|V: va, ¿tienen lugar este sábado?|B: Este sábado tenemos a las 10:00 y a las 12:30 con la Dra. Ruiz.|V: 12:30 porfa, me llamo Ana Gómez"},
+	})
+}

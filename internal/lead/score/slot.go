@@ -84,6 +84,16 @@ var slotDecliners = setOfWords([]string{"no", "not", "non", "nein", "nao", "nahi
 // "morgen 9 Uhr oder übermorgen", "às 9h ou às 10h30", "kal ya parso".
 var slotAlternatives = setOfWords([]string{"or", "oder", "o", "ou", "ya", "bzw"})
 
+// slotAnd joins slots the bot says are free ("Este sábado tenemos libre a
+// las 10:00 y a las 12:30", "noch frei: Montag 9 Uhr und Dienstag 14 Uhr"),
+// and freeSlotWords say so; opening hours ("Tuesday and Thursday at 7
+// pm") name nothing free.
+var (
+	slotAnd       = setOfWords([]string{"and", "y", "e", "et", "und", "aur"})
+	freeSlotWords = setOfWords([]string{"tenemos", "quedan", "libre", "libres", "disponible", "disponibles", "available", "free", "open",
+		"temos", "livre", "livres", "vaga", "vagas", "dispo", "disponibilite", "disponibilites", "frei", "verfugbar", "hatten", "khali"})
+)
+
 // offeredSlots are the slots a bot turn offers: named days or hours in a
 // turn that asks the visitor to choose ("which suits you?", "funciona?"),
 // or that names two or more of them as alternatives ("Wir hätten morgen
@@ -102,8 +112,13 @@ func offeredSlots(text, lang string) map[string]bool {
 	if !asks {
 		alternatives := false
 		for _, s := range sents {
+			free := false
 			for i := s.tokStart; i < s.tokEnd; i++ {
-				if slotAlternatives[toks[i].norm] && len(slotKeys(toks, s.tokStart, i)) > 0 && len(slotKeys(toks, i+1, s.tokEnd)) > 0 {
+				free = free || freeSlotWords[toks[i].norm]
+			}
+			for i := s.tokStart; i < s.tokEnd; i++ {
+				alt := slotAlternatives[toks[i].norm] || (free && slotAnd[toks[i].norm])
+				if alt && len(slotKeys(toks, s.tokStart, i)) > 0 && len(slotKeys(toks, i+1, s.tokEnd)) > 0 {
 					alternatives = true
 				}
 			}
