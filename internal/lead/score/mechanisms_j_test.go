@@ -594,3 +594,20 @@ func TestFreeSlotsJoinedByAnd(t *testing.T) {
 		{TierSQL, "V: hola quiero blanquearme los dientes, tengo 6 mil pesos para eso|B: ¡Claro! El blanqueamiento cuesta $4,500 MXN.|V: va, ¿tienen lugar este sábado?|B: Este sábado tenemos a las 10:00 y a las 12:30 con la Dra. Ruiz.|V: 12:30 porfa, me llamo Ana Gómez"},
 	})
 }
+
+// TestComparingAndAskingIsEvaluating: comparing vendors and asking about
+// the offering in two or more turns is evaluation, whatever need was put
+// in words; a comparison followed by "a year from now" is not.
+func TestComparingAndAskingIsEvaluating(t *testing.T) {
+	checkTiers(t, []struct{ want, conv string }{
+		{TierMQL, "B: Bonjour, comment puis-je vous aider ?|V: Bonjour, je compare plusieurs agences.|B: Avec plaisir. Nous faisons des sites vitrines et e-commerce.|V: vous travaillez avec WordPress ou Shopify ?|B: Les deux.|V: et le délai habituel pour un site de 10 pages ?|B: Environ 6 semaines."},
+	})
+	a := analyse(Input{Transcript: convo("V: je compare plusieurs agences|B: Avec plaisir.|V: vous travaillez avec Shopify ?|B: Oui.|V: et le délai habituel ?|B: Six semaines.")})
+	if _, ok := evaluating(a); !ok {
+		t.Error("a comparison and questions in two turns is not evaluating")
+	}
+	a = analyse(Input{Transcript: convo("V: je compare plusieurs agences|B: Avec plaisir.|V: vous travaillez avec Shopify ?|B: Oui.|V: et le délai habituel ? de toute façon ce sera dans quelques années|B: Six semaines.")})
+	if _, ok := evaluating(a); ok {
+		t.Error("a comparison years away read as evaluating now")
+	}
+}

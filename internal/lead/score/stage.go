@@ -303,6 +303,12 @@ func evaluating(a *analysis) ([]Evidence, bool) {
 		// unless it is a year away. A one-line price question is
 		// curiosity.
 		interest = fIntent
+	case fb.level(fEval) >= 60 && askingTurns(a) >= 2 && !fb.yearAway() && !latestNeedDenied(a):
+		// Comparing vendors or asking for a trial, and asking about the
+		// offering in two or more turns ("comparing you with GEMS and
+		// Dubai College" and then fees, transport, support): weighing it,
+		// whatever need was put in words.
+		interest = fEval
 	case need >= 60 && askingTurns(a) >= 2 && !fb.yearAway() && !latestNeedDenied(a):
 		// A stated need and questions about the offering in two or more
 		// turns ("gibt es Abendkurse?", "isso cobre?", "se pagan
