@@ -161,6 +161,20 @@ func readBotTurn(text, lang string) botContext {
 	return ctx
 }
 
+// proposalVerbs offer something in a statement: "Je vous propose une
+// démo personnalisée", "Le propongo una visita", "Ich schlage einen
+// Termin vor", "I suggest a short call": a yes to it takes the offer.
+var proposalVerbs = []string{"propose", "proposons", "propongo", "proponemos", "proponho", "propomos", "schlage", "schlagen", "suggest"}
+
+func offersByProposal(s string) bool {
+	for _, v := range proposalVerbs {
+		if hasFoldASCII(s, v) {
+			return true
+		}
+	}
+	return false
+}
+
 // trialWords name what a business lets a prospect try or have assessed
 // before buying; freeWords make a statement of it an offer.
 var (
@@ -225,7 +239,8 @@ func contextSentences(text string) string {
 		}
 		end := min(i+1, len(text))
 		s := text[start:end]
-		if strings.ContainsAny(s, "?0123456789") || hasFoldASCII(s, "sorry") || hasFoldASCII(s, "unfortunately") || hasFoldASCII(s, "only") || hasFoldASCII(s, "don't") || hasFoldASCII(s, "do not") {
+		if strings.ContainsAny(s, "?0123456789") || hasFoldASCII(s, "sorry") || hasFoldASCII(s, "unfortunately") || hasFoldASCII(s, "only") || hasFoldASCII(s, "don't") || hasFoldASCII(s, "do not") ||
+			offersByProposal(s) {
 			if b.Len() == 0 && end-start == len(text) {
 				return text
 			}

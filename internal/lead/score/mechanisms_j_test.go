@@ -611,3 +611,28 @@ func TestComparingAndAskingIsEvaluating(t *testing.T) {
 		t.Error("a comparison years away read as evaluating now")
 	}
 }
+
+// TestOfferInAStatement: a demo or a visit offered in a statement ("Je
+// vous propose une démo personnalisée") is taken by a yes or a time, as a
+// question would be.
+func TestOfferInAStatement(t *testing.T) {
+	for _, c := range []struct {
+		conv string
+		want bool
+	}{
+		{"B: Je vous propose une démo personnalisée avec un architecte solution.|V: oui. semaine prochaine, idéalement mardi", true},
+		{"B: Le propongo una visita a la obra con nuestro técnico.|V: sí, el jueves por la mañana", true},
+		{"B: Unser Team arbeitet mit vielen Kunden aus dem Handel.|V: ja, klingt gut", false},
+	} {
+		a := analyse(Input{Transcript: convo(c.conv)})
+		got := false
+		for _, f := range a.findings {
+			if f.f == fIntent && !f.deny && f.level >= 75 {
+				got = true
+			}
+		}
+		if got != c.want {
+			t.Errorf("%q: offer taken %v, want %v", c.conv, got, c.want)
+		}
+	}
+}
