@@ -211,8 +211,9 @@ var goals = map[string]goal{
 	// 3 two tiers off. After the set G round (its spent misses read for
 	// evidence, so in-sample): 57/67 (85.1%), 3 two tiers off. After the
 	// set H round (read for evidence, in-sample): 58/67 (86.6%), 2 two tiers
-	// off.
-	setTest: {accuracy: 0.85},
+	// off. After the set J round (read for evidence, in-sample): 59/67
+	// (88.1%), 2 two tiers off.
+	setTest: {accuracy: 0.86},
 	// First run, 2026-11-25, before any rule for these languages: 43/55
 	// (78.2%), two tiers off 2; de 79%, fr 72%, hi-en 83%. After issue 17's
 	// work on French, German and Hinglish (tuned on this half, so the figure
@@ -261,8 +262,9 @@ var goals = map[string]goal{
 	// goals do not hold; a floor under it. After the set G round (read for
 	// evidence, in-sample): 98/119 (82.4%), 4 two tiers off. After the set
 	// H round (read for evidence, in-sample): 99/119 (83.2%), 3 two tiers
-	// off.
-	setTestD: {accuracy: 0.82},
+	// off. After the set J round (read for evidence, in-sample): 101/119
+	// (84.9%), 2 two tiers off.
+	setTestD: {accuracy: 0.84},
 	// First run, 2026-11-26, before any rule work on it (written blind
 	// after the set D round; the set D rules never saw it): 91/120 (75.8%),
 	// two tiers off 7; de 70%, en 80%, es 75%, fr 85%, hi-en 70%, pt 75%.
@@ -294,8 +296,9 @@ var goals = map[string]goal{
 	// tiers off; de 80%, en 80%, es 95%, fr 90%, hi-en 80%, pt 75%. A floor
 	// a little under it, with a per-language floor and the two-tiers-off
 	// goal.
-	// After the set G round: 103/120 (85.8%), none two tiers off.
-	setDevF: {accuracy: 0.84, perLanguage: 0.75, noTwoOff: true},
+	// After the set G round: 103/120 (85.8%), none two tiers off. After the
+	// set J round (read for evidence): 104/120 (86.7%), none two tiers off.
+	setDevF: {accuracy: 0.85, perLanguage: 0.75, noTwoOff: true},
 	// Moved in from outside the repository and run once, 2026-11-26, after
 	// the rule work on the F development half (83.3% in-sample): 84/120
 	// (70.0%), two tiers off 15; de 65%, en 60%, es 75%, fr 70%, hi-en 80%,
@@ -304,8 +307,9 @@ var goals = map[string]goal{
 	// the round (84/120): the round did not carry. A floor under it. After
 	// the set G round (read for evidence, in-sample): 90/120 (75.0%), 14
 	// two tiers off. After the set H round (read for evidence, in-sample):
-	// 94/120 (78.3%), 11 two tiers off.
-	setTestF: {accuracy: 0.76},
+	// 94/120 (78.3%), 11 two tiers off. After the set J round (read for
+	// evidence, in-sample): 99/120 (82.5%), 7 two tiers off.
+	setTestF: {accuracy: 0.81},
 	// First run, 2026-11-26, before any rule work on it (written blind
 	// after the set F round; the rules never saw it): 95/120 (79.2%), two
 	// tiers off 6; de 65%, en 75%, es 85%, fr 80%, hi-en 80%, pt 90%. After
@@ -315,8 +319,9 @@ var goals = map[string]goal{
 	// little under it, with a per-language floor; the three cases two tiers
 	// off have no general reading yet, so that goal is not enforced here.
 	// After the set H round (read for evidence, in-sample): 109/120 (90.8%),
-	// 3 two tiers off; every language at least 90%.
-	setDevG: {accuracy: 0.89, perLanguage: 0.85},
+	// 3 two tiers off; every language at least 90%. After the set J round
+	// (read for evidence): 112/120 (93.3%), 1 two tiers off (g-es-021).
+	setDevG: {accuracy: 0.92, perLanguage: 0.85},
 	// Moved in from outside the repository and run once, 2026-11-26, after
 	// the rule work on the G development half (90.0% in-sample): 102/120
 	// (85.0%), two tiers off 3; de 85%, en 85%, es 75%, fr 85%, hi-en 90%,
@@ -339,25 +344,34 @@ var goals = map[string]goal{
 	// read for evidence, so in-sample from here on): dev 112/120 (93.3%),
 	// none two tiers off, every language at least 85%; test 110/120
 	// (91.7%), 2 two tiers off (h-es-024, h-fr-018), every language at
-	// least 85% (es 95%, fr 85%).
-	setDevH:  {accuracy: 0.90, perLanguage: 0.80, noTwoOff: true},
-	setTestH: {accuracy: 0.90, perLanguage: 0.80},
+	// least 85% (es 95%, fr 85%). After the set J round (read for evidence):
+	// dev 114/120 (95.0%), none two tiers off, every language at least 90%;
+	// test 112/120 (93.3%), 1 two tiers off (h-fr-018), fr 85%.
+	setDevH:  {accuracy: 0.94, perLanguage: 0.85, noTwoOff: true},
+	setTestH: {accuracy: 0.92, perLanguage: 0.80},
 	// Set I, run once each after the set H round ended (never tuned on):
 	// dev 92/120 (76.7%), 7 two tiers off; de 70%, en 85%, es 70%, fr 55%,
 	// hi-en 95%, pt 85%. Test 101/120 (84.2%), 5 two tiers off; de 95%, en
 	// 90%, every other language 80%. Refined: 102 and 104. The code before
 	// the H round scores them 91 (8 two off) and 100 (5): the round carried
 	// one conversation on each half. No goal of issue 17 holds on set I;
-	// floors under the figures.
-	setDevI:  {accuracy: 0.75},
-	setTestI: {accuracy: 0.82},
+	// floors under the figures. After the set J round (both halves read for
+	// evidence, so in-sample): dev 104/120 (86.7%), 1 two tiers off (fr
+	// 60%); test 105/120 (87.5%), 2 two tiers off.
+	setDevI:  {accuracy: 0.85},
+	setTestI: {accuracy: 0.86},
 	// Set J, run once each on the rules after the set H round (never tuned
 	// on): dev 98/120 (81.7%), 3 two tiers off; de 70%, es 75%, every other
 	// language at least 80%. Test 106/120 (88.3%), 2 two tiers off, every
 	// language at least 80% (de 80%). Refined: 103 and 108. Floors under
 	// the figures; on the test half the issue's accuracy and per-language
-	// goals hold, the two-tiers-off goal does not.
-	setDevJ:  {accuracy: 0.81},
+	// goals hold, the two-tiers-off goal does not. After the set J round
+	// (tuned on the development half, so in-sample; testdata/README.md,
+	// "The set J round"): dev 114/120 (95.0%), none two tiers off, every
+	// language at least 90% (de 19, en 19, es 18, fr 19, hi-en 20, pt 19 of
+	// 20). A floor a little under it, with the issue's per-language and
+	// two-tiers-off goals; the test half measures the round.
+	setDevJ:  {accuracy: 0.94, perLanguage: 0.85, noTwoOff: true},
 	setTestJ: {accuracy: 0.88, perLanguage: 0.80},
 }
 
