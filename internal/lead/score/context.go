@@ -187,13 +187,19 @@ var (
 		"kostenlos", "kostenlose", "kostenlosen", "kostenloses", "unverbindlich", "unverbindliche", "unverbindlichen", "muft"})
 )
 
+// conditionWords put an offer off until something happens.
+var conditionWords = setOfWords([]string{"if", "once", "when", "cuando", "quando", "si", "wenn", "sobald", "falls", "lorsque", "quand", "jab", "agar"})
+
 // offersTrial: a sentence of the bot turn offers something to try or to
 // have assessed, free or asked as a question.
 func offersTrial(text, lang string) bool {
 	toks, sents := tokenizeLang(text, lex, lang)
 	for _, s := range sents {
-		trial, free := false, false
+		trial, free, conditional := false, false, false
 		for i := s.tokStart; i < s.tokEnd; i++ {
+			// "Cuando lo tengas claro, te hacemos una prueba de nivel
+			// gratis": an offer for later, not one to take now.
+			conditional = conditional || conditionWords[toks[i].norm]
 			// A case study ("estudio de caso", "étude de cas") is content
 			// to read, not a study of the visitor's own case.
 			caseStudy := (i > s.tokStart && toks[i-1].norm == "case") ||
@@ -201,7 +207,7 @@ func offersTrial(text, lang string) bool {
 			trial = trial || (trialWords[toks[i].norm] && !caseStudy)
 			free = free || freeWords[toks[i].norm]
 		}
-		if trial && (free || s.question) {
+		if trial && (free || s.question) && !conditional {
 			return true
 		}
 	}

@@ -302,7 +302,8 @@ func TestContractRunningOutIsNoSupport(t *testing.T) {
 }
 
 // TestYesToOfferedTrial: a yes to a free trial, study or evaluation the bot
-// offered is a step of evaluation; a yes to a case study (content) is not.
+// offered is a step of evaluation; a yes to a case study (content) or to
+// an offer put off ("cuando lo tengas claro...") is not.
 func TestYesToOfferedTrial(t *testing.T) {
 	for _, c := range []struct {
 		conv string
@@ -313,6 +314,7 @@ func TestYesToOfferedTrial(t *testing.T) {
 		{"B: ¿Quiere una semana de prueba para su equipo?|V: sí, para 5 personas", true},
 		{"B: Would you like our real estate case study?|V: Yes, send it to my email.", false},
 		{"B: We have a free newsletter every month.|V: yes", false},
+		{"B: Cuando lo tengas claro, te hacemos una prueba de nivel gratis.|V: vale, ya volveré", false},
 	} {
 		a := analyse(Input{Transcript: convo(c.conv)})
 		got := false
