@@ -479,8 +479,10 @@ var disqualifierIntlRules = []rule{
 	// A limited offer announced by the visitor ("offre spéciale à 299 €
 	// valable jusqu'à dimanche", "precio especial solo hasta el domingo",
 	// "Sonderpreis nur diese Woche", "special offer only $99"): a seller's
-	// pitch, whose price and deadline are not a buyer's budget and date.
-	r("vendor pitch", "{offre speciale|offre valable|oferta especial|oferta valida|precio especial|preco especial|prix special|special offer|limited offer|limited time offer|offer valid|offer ends|running a special|promocao valida|promocao exclusiva|promocao so|temos uma promocao|angebot gilt|sonderangebot|sonderpreis|aktionspreis}", o(fSpamWeak, 100)).native().unless("lists", "list", "listas", "lista"),
+	// pitch, whose price and deadline are not a buyer's budget and date. A
+	// buyer asks about an offer ("¿sigue la oferta especial?"); a seller
+	// announces one.
+	r("vendor pitch", "{offre speciale|offre valable|oferta especial|oferta valida|precio especial|preco especial|prix special|special offer|limited offer|limited time offer|offer valid|offer ends|running a special|promocao valida|promocao exclusiva|promocao so|temos uma promocao|angebot gilt|sonderangebot|sonderpreis|aktionspreis}", o(fSpamWeak, 100)).native().statementOnly().unless("lists", "list", "listas", "lista"),
 	// "Quería ver cómo lo hacen ustedes": studying how the business works
 	// is a rival's or a researcher's question, not a buyer's.
 	r("fishing for business data", "{ver|saber|entender} {como|cómo} lo {hacen|haceis|hacen ustedes|montais|montan|organizais|organizan|gestionais|gestionan|llevais|llevan} {ustedes|vosotros|}", o(fFishing, 100)),

@@ -638,3 +638,13 @@ func TestOfferInAStatement(t *testing.T) {
 		}
 	}
 }
+
+// TestOfferAskedAboutIsNoPitch: a buyer asking about a special offer is
+// not announcing one.
+func TestOfferAskedAboutIsNoPitch(t *testing.T) {
+	for _, text := range []string{"vi la oferta especial en Instagram, ¿sigue vigente?", "a promoção exclusiva ainda vale?", "l'offre spéciale est encore valable ?"} {
+		if _, ok := findingOf(t, "", text, fSpamWeak, false); ok {
+			t.Errorf("%q: read as a vendor pitch", text)
+		}
+	}
+}
