@@ -457,7 +457,7 @@ func isNegatedBefore(toks []token, start, end int) bool {
 }
 
 // hindiNegators deny the word right after them.
-var hindiNegators = map[string]bool{"nahi": true, "nahin": true, "nai": true, "mat": true}
+var hindiNegators = map[string]bool{"nahi": true, "nahin": true, "nai": true}
 
 // ergativeNe: a "ne" that is not French "ne ... pas". Hindi's "ne" marks
 // who did something ("finance ne approve kar diya", "boss ne bola"), and

@@ -648,3 +648,11 @@ func TestOfferAskedAboutIsNoPitch(t *testing.T) {
 		}
 	}
 }
+
+// TestYogaMatIsNoNegator: "mat" before a Hindi verb is as often a mat as
+// a "don't"; only "nahi" denies the word after it.
+func TestYogaMatIsNoNegator(t *testing.T) {
+	if _, ok := findingOf(t, "", "mujhe 20 yoga mat chahiye studio ke liye", fNeed, false); !ok {
+		t.Error("a need for mats is read as denied")
+	}
+}
