@@ -308,8 +308,8 @@ var goals = map[string]goal{
 	// the set G round (read for evidence, in-sample): 90/120 (75.0%), 14
 	// two tiers off. After the set H round (read for evidence, in-sample):
 	// 94/120 (78.3%), 11 two tiers off. After the set J round (read for
-	// evidence, in-sample): 99/120 (82.5%), 7 two tiers off.
-	setTestF: {accuracy: 0.81},
+	// evidence, in-sample): 100/120 (83.3%), 7 two tiers off.
+	setTestF: {accuracy: 0.82},
 	// First run, 2026-11-26, before any rule work on it (written blind
 	// after the set F round; the rules never saw it): 95/120 (79.2%), two
 	// tiers off 6; de 65%, en 75%, es 85%, fr 80%, hi-en 80%, pt 90%. After
@@ -367,8 +367,8 @@ var goals = map[string]goal{
 	// the figures; on the test half the accuracy and per-language
 	// goals hold, the two-tiers-off goal does not. After the set J round
 	// (tuned on the development half, so in-sample; testdata/README.md,
-	// "The set J round"): dev 114/120 (95.0%), none two tiers off, every
-	// language at least 90% (de 19, en 19, es 18, fr 19, hi-en 20, pt 19 of
+	// "The set J round"): dev 115/120 (95.8%), none two tiers off, every
+	// language at least 95% (de 19, en 19, es 19, fr 19, hi-en 20, pt 19 of
 	// 20). A floor a little under it, with the per-language and
 	// two-tiers-off goals; the test half measures the round.
 	setDevJ:  {accuracy: 0.94, perLanguage: 0.85, noTwoOff: true},

@@ -233,6 +233,10 @@ var intlTimelineRules = []rule{
 	// the purchase waits for it ("we're saving up", "to juntando ainda",
 	// "wir sparen noch fürs Eigenkapital", "pehle savings karni padegi").
 	r("still saving for it, later", "{we are saving|i am saving|saving up|save up|still need to save|need to save|have to save|still saving|estoy ahorrando|estamos ahorrando|ir ahorrando|tengo que ahorrar|tenemos que ahorrar|estoy juntando|estamos juntando|to juntando|vou juntando|juntando ainda|preciso juntar|precisamos juntar|estou poupando|estamos poupando|preciso poupar|je commence a economiser|je economise|on economise|nous economisons|wir sparen|sparen noch|sparen erst|noch sparen|ich spare|pehle savings|savings karni|savings karna|paise jod|paise jama}", o(fTimeline, 15)),
+	// Interest kept for later ("good to know for later", "lo dejo para más
+	// adelante", "je note pour plus tard", "eher für später interessant",
+	// "pero para dentro de un tiempo"): the purchase is put off.
+	r(readForLater, "{for later|para mas adelante|para dentro de un tiempo|dentro de un tiempo|pour plus tard|fur spater|para mais tarde|para mais adiante|baad ke liye|fica para depois|fica pra depois|deixo para depois|deixo pra depois|lo dejo para despues|lo dejamos para despues|queda para despues}", o(fTimeline, 15)),
 	r("later", "{mas adelante|mas tarde|algun dia|en el futuro|mais tarde|mais para frente|futuramente|plus tard|un jour|a le avenir|plus tard dans le annee|spater|irgendwann|in zukunft|zu einem spateren zeitpunkt}", o(fTimeline, 15)),
 	r("has a deadline", "{fecha limite|plazo|prazo|data limite|date limite|echeance|frist|stichtag|deadline}", o(fTimeline, 70), o(fPriority, 75)),
 	// "Fin septembre au plus tard", "a más tardar el viernes", "by Friday

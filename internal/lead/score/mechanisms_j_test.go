@@ -656,3 +656,23 @@ func TestYogaMatIsNoNegator(t *testing.T) {
 		t.Error("a need for mats is read as denied")
 	}
 }
+
+// TestForLaterDefers: interest kept for later, in every language, puts the
+// purchase off (at most nurture); "para después de Navidad" is a date.
+func TestForLaterDefers(t *testing.T) {
+	for _, text := range []string{
+		"el Executive MBA, pero para dentro de un tiempo",
+		"ok merci, je note pour plus tard",
+		"ist eher für später interessant, wenn wir launchen",
+		"ok fica para depois. obrigado",
+		"good to know for later",
+	} {
+		a := analyse(Input{Transcript: convo("B: Hola, ¿en qué te ayudo?|V: " + text)})
+		if _, ok := deferred(a); !ok {
+			t.Errorf("%q: not deferred", text)
+		}
+	}
+	if f, ok := findingOf(t, "", "lo quiero para después de Navidad", fTimeline, false); ok && f.reading == readForLater {
+		t.Error("'para después de Navidad' read as for later")
+	}
+}

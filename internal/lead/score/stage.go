@@ -47,7 +47,7 @@ func deferred(a *analysis) (finding, bool) {
 	// A date or a span of well over a year ("in zwei jahren", "a few
 	// years", "daqui a dois anos") defers the purchase without a refusal
 	// of the present; "eventually" and "someday" name no time.
-	if (!refused || !far) && !yearsAway(t) && t.reading != readReturnWhen && t.reading != readSaving {
+	if (!refused || !far) && !yearsAway(t) && t.reading != readReturnWhen && t.reading != readSaving && t.reading != readForLater {
 		return finding{}, false
 	}
 	for _, f := range a.findings {
@@ -60,6 +60,10 @@ func deferred(a *analysis) (finding, bool) {
 
 // readSaving is the reading of a visitor still saving for the purchase.
 const readSaving = "still saving for it, later"
+
+// readForLater is the reading of interest kept for later ("good to know
+// for later", "pour plus tard", "für später").
+const readForLater = "for later"
 
 // yearsAway: the finding puts the purchase well over a year away, by a
 // span or a date. A hedge does not bring it nearer ("peut-être qu'on en
