@@ -41,6 +41,10 @@ var conceptRules = []rule{
 	// "consegue visita ainda esse mês?").
 	r("asks to visit", "{konnt ihr|konnen sie|konnten sie|konnte jemand|kann jemand|kommt ihr|kommen sie|wann konnt ihr|wann konnen sie} .. {vorbeikommen|vorbeischauen|vorbei kommen|rauskommen|vorbei}", o(fIntent, 80), o(fNeed, 40)),
 	r("asks to meet", "{consegue|conseguem|conseguimos|consegues|da pra|da para} {uma|um|} {call|reuniao|visita|conversa|chamada|demo|demonstracao}", o(fIntent, 80), o(fNeed, 40)),
+	// "Consegue marcar-me para terça?", "can I get in Tuesday after 5?",
+	// "can you fit me in?": an appointment asked for.
+	r("asks to book", "{consegue|conseguem|consegues|podem|pode} {marcar|agendar|reservar|encaixar}", o(fIntent, 80), o(fNeed, 40)),
+	r("asks to book", "{can i get in|could i get in|can we get in|could we get in|can you fit me in|could you fit me in|can you squeeze me in|could you squeeze me in}", o(fIntent, 80), o(fNeed, 40)),
 	r("asks to visit", "{visit|campus visit|site visit|demo|test drive|trial class|appointment|viewing|tour} {kar sakte|kar sakta|kar sakti|karna hai|karwa do|karwa dijiye|book kar|fix kar|kar lete|karenge|kar lenge|ho sakta|ho sakti|ho payega|possible hai|mil sakta|mil sakti}", o(fIntent, 80), o(fNeed, 40)),
 	r("asks to visit", "{aa sakte|aa sakta|aa sakti|aa jaaye|aa jaun|aa jau|milne aa|aake dekh}", o(fIntent, 75), o(fNeed, 40)),
 	r("asks to visit", "{can i|can we|could i|could we|may i|may we} come {for|in|and|to|tomorrow|today|on|this|next}", o(fIntent, 80), o(fNeed, 40)),

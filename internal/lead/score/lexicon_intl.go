@@ -147,7 +147,7 @@ var intlNeedRules = []rule{
 	r("slow or manual process", "{manualmente|a mano|tardamos|demoramos|fuera de horario|fuera del horario}", o(fPain, 60), o(fNeed, 55)),
 	// Portuguese.
 	r("states a need", "{precisamos|preciso|precisam|necessitamos|procuramos|estamos procurando|estou procurando|buscamos|estamos buscando}", o(fNeed, 70), o(fPain, 45)),
-	r("wants", "{queria|queriamos|queremos|quero|gostaria|gostariamos|temos interesse|tenho interesse|estamos interessados|estou interessado|estou interessada}", o(fNeed, 65)),
+	r("wants", "{queria|queriamos|queremos|quero|gostaria|gostariamos|gostava de|gostavamos de|temos interesse|tenho interesse|estamos interessados|estou interessado|estou interessada}", o(fNeed, 65)),
 	r("no longer works for them", "{nao e rentavel|nao sao rentaveis|deixou de ser rentavel|deixaram de ser rentaveis|nao compensa mais|ja nao compensa}", o(fPain, 75), o(fNeed, 65)).native(),
 	r("struggling", "{nao damos conta|nao conseguimos responder|nao conseguimos atender|sobrecarregados|sobrecarregada|sobrecarregado|atolados|perdemos clientes|perdendo clientes|perdemos vendas|perdendo vendas|perdemos leads|perdendo leads}", o(fPain, 85), o(fNeed, 75)).native(),
 	r("states a problem", "{problema|problemas|o desafio|nosso desafio|dor de cabeca|gargalo}", o(fPain, 65), o(fNeed, 60)),
@@ -219,7 +219,7 @@ var intlTimelineRules = []rule{
 	suppress("{a la|por la|en la|de la|cada|toda la|todas las|las} manana", fTimeline, fPriority),
 	suppress("{am|jeden|guten|einen|den} morgen", fTimeline, fPriority),
 	r("wants it immediately", "{hoy|manana|hoje|amanha|aujourd hui|aujourd'hui|demain|heute|morgen|aaj|kal tak|kal hi|kal subah|kal shaam|kal se}", o(fTimeline, 90), o(fPriority, 75)),
-	r("this week", "{esta semana|la semana que viene|la proxima semana|proxima semana|semana que vem|essa semana|cette semaine|la semaine prochaine|semaine prochaine|diese woche|nachste woche|nachsten woche|nachster woche|kommende woche|kommenden woche|kommender woche|is hafte|agle hafte|agle week|next week tak}", o(fTimeline, 95)),
+	r("this week", "{esta semana|la semana que viene|la proxima semana|proxima semana|semana que vem|para a semana|essa semana|cette semaine|la semaine prochaine|semaine prochaine|diese woche|nachste woche|nachsten woche|nachster woche|kommende woche|kommenden woche|kommender woche|is hafte|agle hafte|agle week|next week tak}", o(fTimeline, 95)),
 	r("within days", "{en unos dias|en pocos dias|em poucos dias|dans quelques jours|in ein paar tagen|in wenigen tagen|kuch din mein}", o(fTimeline, 95)),
 	r("this month", "{este mes|a fin de mes|fin de mes|finales de mes|final de mes|antes de fin de mes|esse mes|ate o fim do mes|fim do mes|final do mes|ce mois|ce mois ci|fin du mois|la fin du mois|avant la fin du mois|diesen monat|in diesem monat|ende des monats|bis ende des monats|monatsende|is mahine|isi mahine|month end tak}", o(fTimeline, 90)),
 	r("next month", "{el mes que viene|el proximo mes|proximo mes|mes que vem|o proximo mes|le mois prochain|mois prochain|nachsten monat|nachster monat|kommenden monat|im nachsten monat|agle mahine|agle month|en unas semanas|em algumas semanas|dans quelques semaines|in ein paar wochen|in einigen wochen}", o(fTimeline, 80)),
@@ -228,7 +228,7 @@ var intlTimelineRules = []rule{
 	r("this year", "{este ano|neste ano|cette annee|dieses jahr|in diesem jahr}", o(fTimeline, 45)),
 	r("later this year", "{a fin de ano|a finales de ano|finales de ano|fin de ano|final de ano|final del ano|fim do ano|final do ano|fin de annee|fin de le annee|ende des jahres|jahresende|zum jahresende|saal ke end|year end tak}", o(fTimeline, 35)),
 	r("next year", "{el ano que viene|el proximo ano|proximo ano|ano que vem|annee prochaine|nachstes jahr|nachsten jahr|im nachsten jahr|proximo ejercicio|nuevo ejercicio|proximo ano fiscal|novo ano fiscal|prochain exercice|nouvel exercice|exercice prochain|neuen geschaftsjahr|neues geschaftsjahr|nachsten geschaftsjahr|nachstes geschaftsjahr|agle financial year|agle saal}", o(fTimeline, 25)),
-	r("someday", "{um dia|algum dia|un dia|algun dia|one day|someday|some day|eines tages|un jour|ek din|kabhi} {quero|queremos|quiero|me gustaria|gostaria|i|we|je|nous|ich|wir|main|hum|zaroor}", o(fTimeline, 15)),
+	r("someday", "{um dia|algum dia|un dia|algun dia|one day|someday|some day|eines tages|un jour|ek din|kabhi} {quero|queremos|quiero|me gustaria|gostaria|gostava|gostavamos|gostariamos|i|we|je|nous|ich|wir|main|hum|zaroor}", o(fTimeline, 15)),
 	// Still saving for it, in every language: the money is not there yet,
 	// the purchase waits for it ("we're saving up", "to juntando ainda",
 	// "wir sparen noch fürs Eigenkapital", "pehle savings karni padegi").

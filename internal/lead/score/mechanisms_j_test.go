@@ -676,3 +676,26 @@ func TestForLaterDefers(t *testing.T) {
 		t.Error("'para después de Navidad' read as for later")
 	}
 }
+
+// TestAppointmentAsked: an appointment asked for in everyday forms
+// ("consegue marcar-me", "can I get in Tuesday?"), the European
+// Portuguese wish "gostava de" and "para a semana" (next week).
+func TestAppointmentAsked(t *testing.T) {
+	for _, text := range []string{"Consegue marcar-me para terça ao fim do dia?", "can i get in thursday after 4?", "could you fit me in tomorrow?"} {
+		if f, ok := findingOf(t, "", text, fIntent, false); !ok || f.level < 75 {
+			t.Errorf("%q: no appointment asked (%+v)", text, f)
+		}
+	}
+	if _, ok := findingOf(t, "", "gostava de fazer uma limpeza", fNeed, false); !ok {
+		t.Error("'gostava de' is not read as a wish")
+	}
+	if f, ok := findingOf(t, "", "um dia gostávamos de a recuperar", fTimeline, false); !ok || f.level > 25 {
+		t.Errorf("'um dia gostávamos' not someday: %+v", f)
+	}
+	if f, ok := findingOf(t, "", "pode ser para a semana?", fTimeline, false); !ok || f.level < 90 {
+		t.Errorf("'para a semana' not next week: %+v", f)
+	}
+	checkTiers(t, []struct{ want, conv string }{
+		{TierSQL, "B: Olá! Em que posso ajudar?|V: Boa tarde, gostava de fazer uma destartarização|B: Custa 45 €.|V: Ótimo. Consegue marcar-me para a semana, de preferência quinta de manhã?|B: Quinta temos vaga às 9h. Quer que reserve?|V: Sim por favor. Rita Sousa, 912 000 111"},
+	})
+}
