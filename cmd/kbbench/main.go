@@ -75,6 +75,14 @@ func start(engine, databaseURL string, allowLoopback bool) (*env, error) {
 	if allowLoopback {
 		vars["CONCIERGE_OUTBOUND_ALLOW"] = "127.0.0.1/32"
 	}
+	// A configured embeddings endpoint is measured as configured: dense
+	// retrieval fused with the keyword ranking.
+	for _, k := range []string{"CONCIERGE_EMBEDDINGS_MODEL", "CONCIERGE_EMBEDDINGS_BASE_URL", "CONCIERGE_EMBEDDINGS_API_KEY",
+		"CONCIERGE_EMBEDDINGS_TIMEOUT"} {
+		if v := os.Getenv(k); v != "" {
+			vars[k] = v
+		}
+	}
 	var cleanup []func()
 	cleanup = append(cleanup, func() { os.RemoveAll(dir) })
 	if engine == "postgres" {

@@ -157,3 +157,22 @@ func DecodeVector(b []byte) ([]float32, error) {
 	}
 	return v, nil
 }
+
+// similarity records on each hit its cosine similarity to the question
+// (qv, unit length), for the passages embedded by the same model.
+func (s *snapshot) similarity(hits []Hit, cands []scored, qv []float32) {
+	slot := make(map[int64]uint32, len(cands))
+	for _, c := range cands {
+		slot[c.id] = c.slot
+	}
+	for i := range hits {
+		sl, ok := slot[hits[i].PassageID]
+		if !ok {
+			continue
+		}
+		hits[i].denseOnly = hits[i].Score == 0 // hybrid gives them no BM25 score
+		if v := s.slots[sl].vec; len(v) == len(qv) {
+			hits[i].cos, hits[i].hasCos = dot(qv, v), true
+		}
+	}
+}

@@ -99,7 +99,7 @@ func TestDenseFusion(t *testing.T) {
 		hybrid := f.service(retrieval.Options{Embedder: embedder(es), Logger: testkit.Logger(&logs)})
 
 		// "cat": only the cat flap has the word; the kitten passage is about
-		// cats too, and fusion brings it in right behind.
+		// cats too, and the embedding brings it in right behind.
 		if got := ids(search(t, keyword, ws, bot, "cat", 5)); !cmp.Equal(got, []int64{pid[2]}) {
 			t.Fatalf("keyword only: %v", got)
 		}
@@ -114,8 +114,16 @@ func TestDenseFusion(t *testing.T) {
 		if got := ids(hits); !cmp.Equal(got, []int64{pid[0], pid[5]}) {
 			t.Fatalf("hybrid, vehicle: %v, want the car passages %v", got, []int64{pid[0], pid[5]})
 		}
-		if want := 1.0 / 61; hits[0].Score != want {
-			t.Errorf("RRF score %v, want %v", hits[0].Score, want)
+		if hits[0].Score != 0 || hits[0].Evidence.Dense <= hits[1].Evidence.Dense {
+			t.Errorf("dense-only hits: BM25 score %v (want 0), similarity %v then %v (want falling)",
+				hits[0].Score, hits[0].Evidence.Dense, hits[1].Evidence.Dense)
+		}
+		// A keyword candidate keeps its place and its BM25 score: the
+		// embedding adds candidates and a signal, it never replaces the
+		// keyword ranking.
+		kw, hy := search(t, keyword, ws, bot, "cat flap", 1), search(t, hybrid, ws, bot, "cat flap", 1)
+		if len(kw) != 1 || len(hy) != 1 || hy[0].PassageID != kw[0].PassageID || hy[0].Score != kw[0].Score {
+			t.Fatalf("cat flap: keyword %v, hybrid %v", kw, hy)
 		}
 
 		// The embeddings server fails: keyword ranking, a warning, no error.
@@ -127,6 +135,40 @@ func TestDenseFusion(t *testing.T) {
 			t.Errorf("no warning logged: %s", logs.String())
 		}
 	})
+}
+
+// TestDenseOnlyLeavesKeywordReading: a passage only the embedding finds
+// joins the candidates with no BM25 score and its similarity, and the
+// keyword candidates of its page are read exactly as without an embedding
+// (page coverage and focus unchanged).
+func TestDenseOnlyLeavesKeywordReading(t *testing.T) {
+	es := newEmbeddingsServer(t)
+	f := newFixture(t, testkit.SQLite)
+	ws := f.workspace()
+	bot := f.bot(ws)
+	texts := []string{"Cat flap installation for wooden doors.", "Feline care: brush the kitten weekly."}
+	vecs, err := embedder(es).Embed(context.Background(), texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, pid := f.document(ws, bot, "pets", "ready", passage{Text: texts[0], Vec: vecs[0]}, passage{Text: texts[1], Vec: vecs[1]})
+	f.document(ws, bot, "hours", "ready", passage{Text: "Opening hours are nine to five.", Vec: es.Vector("Opening hours are nine to five.")})
+	keyword := f.service(retrieval.Options{})
+	hybrid := f.service(retrieval.Options{Embedder: embedder(es)})
+	kw, hy := search(t, keyword, ws, bot, "cat", 5), search(t, hybrid, ws, bot, "cat", 5)
+	if len(kw) != 1 || kw[0].PassageID != pid[0] {
+		t.Fatalf("keyword: %v", ids(kw))
+	}
+	if len(hy) < 2 || hy[0].PassageID != pid[0] || hy[1].PassageID != pid[1] {
+		t.Fatalf("hybrid: %v, want the cat flap then the kitten %v", ids(hy), pid)
+	}
+	a, b := kw[0].Evidence, hy[0].Evidence
+	if a.Page != b.Page || a.Focus != b.Focus || a.Coverage != b.Coverage || hy[0].Score != kw[0].Score {
+		t.Errorf("the keyword candidate's reading changed: keyword %+v, hybrid %+v", a, b)
+	}
+	if hy[1].Score != 0 || hy[1].Evidence.Dense <= 0 || hy[1].Evidence.Coverage != 0 {
+		t.Errorf("kitten: BM25 %v, similarity %v, coverage %v", hy[1].Score, hy[1].Evidence.Dense, hy[1].Evidence.Coverage)
+	}
 }
 
 // TestDenseWithoutVectors: a bot whose passages have no embeddings is

@@ -124,23 +124,6 @@ func sameRanking(a, b []scored) bool {
 	return true
 }
 
-func TestFuse(t *testing.T) {
-	kw := []scored{{id: 1}, {id: 2}, {id: 3}}
-	dense := []scored{{id: 3}, {id: 4}, {id: 1}}
-	got := fuse(10, kw, dense)
-	var order []int64
-	for _, c := range got {
-		order = append(order, c.id)
-	}
-	// 1: 1/61+1/63, 3: 1/63+1/61 (tie, lower id first), 2: 1/62, 4: 1/62.
-	if want := []int64{1, 3, 2, 4}; !cmp.Equal(order, want) {
-		t.Errorf("fused order %v, want %v", order, want)
-	}
-	if got[0].score != 1.0/61+1.0/63 {
-		t.Errorf("score %v", got[0].score)
-	}
-}
-
 func TestTopK(t *testing.T) {
 	top := newTopK(3)
 	for i, s := range []float64{0.5, 2, 1, 2, 0.1, 3} {

@@ -30,6 +30,12 @@ const (
 	wPhrase    = 0.25
 	wPage      = 0.35
 	wFocus     = 0.8
+	// wDense weighs the embedding's opinion: a candidate's cosine
+	// similarity placed between the lowest (0) and the highest (1) of the
+	// candidates'. Chosen among 0, 0.25 and 0.5 on the development halves
+	// with a real (if small) model, USE-lite: docs/benchmarks.md, "Dense
+	// retrieval with a real model".
+	wDense     = 0.5
 	hubPenalty = 0.35
 	// A page the extractor judged a listing (an index, a module's source)
 	// lists the words other pages explain: weighed down harder than a
@@ -65,6 +71,10 @@ type Evidence struct {
 	// Hub is set for passages that read like an index, a list of links or
 	// release notes: many distinct terms, each said once.
 	Hub bool `json:"hub"`
+	// Dense is the passage's cosine similarity to the question with a
+	// configured embedding model (0 without one); the second stage weighs
+	// it relative to the other candidates' (see wDense).
+	Dense float64 `json:"dense,omitempty"`
 	// Listing is set for passages of a page that lists rather than
 	// explains (extract.Document.Listing): an index, a table of contents,
 	// a source listing.
@@ -211,8 +221,12 @@ func (s *snapshot) rerank(hits []Hit, variants [][]string) {
 		return
 	}
 	best := 0.0
+	loCos, hiCos := math.Inf(1), math.Inf(-1)
 	for i := range hits {
 		best = max(best, hits[i].Score)
+		if hits[i].hasCos {
+			loCos, hiCos = min(loCos, hits[i].cos), max(hiCos, hits[i].cos)
+		}
 	}
 	// What each hit matched, for the variant that explains it best: one
 	// row of matched per hit, in one array.
@@ -277,7 +291,6 @@ func (s *snapshot) rerank(hits []Hit, variants [][]string) {
 	perDoc := map[int64]int{}
 	for i := range hits {
 		doc, v := hits[i].DocumentID, chosen[i]
-		perDoc[doc]++
 		row := matchedAll[i*width : i*width+len(qs[v].terms)]
 		g := find(doc, v)
 		if g < 0 {
@@ -288,6 +301,13 @@ func (s *snapshot) rerank(hits []Hit, variants [][]string) {
 			}
 		}
 		group[i] = g
+		if hits[i].denseOnly {
+			// A passage only the embedding found is read with its page's
+			// keyword candidates but does not change their reading (page
+			// coverage, focus): they are read as without an embedding.
+			continue
+		}
+		perDoc[doc]++
 		for j, m := range row {
 			pages[g].union[j] = pages[g].union[j] || m
 		}
@@ -296,9 +316,10 @@ func (s *snapshot) rerank(hits []Hit, variants [][]string) {
 		h := &hits[i]
 		q := qs[chosen[i]]
 		u := pages[group[i]].union
+		row := matchedAll[i*width : i*width+len(q.terms)]
 		cov := 0.0
 		for j, m := range u {
-			if m {
+			if m || (h.denseOnly && row[j]) {
 				cov += q.weights[j]
 			}
 		}
@@ -308,6 +329,9 @@ func (s *snapshot) rerank(hits []Hit, variants [][]string) {
 		if n := len(s.docs[h.DocumentID].slots); n > 0 {
 			h.Evidence.Passages = n
 			c := float64(perDoc[h.DocumentID])
+			if h.denseOnly {
+				c++
+			}
 			h.Evidence.Focus = 0.6*min(1, math.Log2(1+c)/math.Log2(1+focusCount)) + 0.4*min(1, c/float64(n))
 		}
 		ev := &h.Evidence
@@ -317,6 +341,12 @@ func (s *snapshot) rerank(hits []Hit, variants [][]string) {
 		}
 		ev.Score = wBM25*bm + wCoverage*ev.Coverage + wTitle*ev.Title + wHeading*ev.Heading + wProximity*ev.Proximity +
 			wPhrase*ev.Phrase + wPage*ev.Page + wFocus*ev.Focus
+		if h.hasCos {
+			ev.Dense = h.cos
+			if hiCos > loCos {
+				ev.Score += wDense * (h.cos - loCos) / (hiCos - loCos)
+			}
+		}
 		switch {
 		case ev.Listing:
 			ev.Score -= listingPenalty

@@ -183,31 +183,6 @@ func dot(a, b []float32) float64 {
 	return float64(s0 + s1 + s2 + s3)
 }
 
-// rrfK is the reciprocal rank fusion constant of Cormack et al. (2009): 60
-// damps the head of each list so that a passage ranked well by both beats
-// one ranked first by only one.
-const rrfK = 60
-
-// fuse merges ranked lists by reciprocal rank fusion: score = Σ 1/(60+rank).
-func fuse(k int, lists ...[]scored) []scored {
-	byID := map[int64]*scored{}
-	for _, l := range lists {
-		for rank, c := range l {
-			e, ok := byID[c.id]
-			if !ok {
-				e = &scored{slot: c.slot, id: c.id}
-				byID[c.id] = e
-			}
-			e.score += 1 / float64(rrfK+rank+1)
-		}
-	}
-	top := newTopK(k)
-	for _, e := range byID {
-		top.offer(*e)
-	}
-	return top.sorted()
-}
-
 // topK keeps the k best candidates in a heap whose root is the worst.
 // The heap is written out rather than container/heap's, which boxes every
 // pushed candidate in an interface: an allocation per offer.

@@ -2,8 +2,9 @@
 // into the best passages of one bot's knowledge. Keyword ranking is BM25
 // computed in Go over the passages' analysed terms (so SQLite and PostgreSQL
 // rank identically), with title and heading terms weighted BM25F-style;
-// optional dense vectors from an OpenAI-compatible embeddings server are
-// fused with it by reciprocal rank fusion.
+// optional dense vectors from an OpenAI-compatible embeddings server add
+// the passages they rank best to the keyword candidates, and their cosine
+// similarity is one of the second stage's signals.
 //
 // Each process keeps one in-memory index per recently used bot, bounded in
 // passages and evicted least recently used first. Every Search reads the
@@ -29,8 +30,8 @@ import (
 // Hit is one retrieved passage.
 type Hit struct {
 	PassageID, DocumentID int64
-	// Score is the BM25 score, or with dense retrieval the reciprocal rank
-	// fusion score; comparable within one result list only.
+	// Score is the BM25 score (0 for a passage only the embedding found);
+	// comparable within one result list only.
 	Score            float64
 	Title, URL, Text string
 	HeadingPath      []string
@@ -45,6 +46,13 @@ type Hit struct {
 	Evidence Evidence
 
 	cached *cachedPassage // the shared entry behind Memo; nil for a hit built by hand
+	// cos is the passage's cosine similarity to the question when both
+	// were embedded by the configured model (hasCos).
+	cos    float64
+	hasCos bool
+	// denseOnly is set for a candidate the embedding found and the
+	// keyword ranking did not.
+	denseOnly bool
 }
 
 // PassageTerms returns the terms of the hit's title, heading path and text
@@ -88,8 +96,9 @@ type Options struct {
 	MaxCachedPassages int
 	// Embedder enables dense retrieval; nil is keyword only.
 	Embedder Embedder
-	// FirstStageOnly returns the first stage's ranking (BM25, or fused
-	// with dense) without the second stage: for measuring the first stage.
+	// FirstStageOnly returns the first stage's ranking (BM25, then with
+	// dense retrieval the passages only the embedding found) without the
+	// second stage: for measuring the first stage.
 	FirstStageOnly bool
 	// EmbedTimeout bounds embedding one query (default 2s); on timeout the
 	// search falls back to keyword ranking.
@@ -141,8 +150,8 @@ const NoBoost = -1
 var DefaultOptions = Options{K1: 1.2, B: 0.9, TitleBoost: 2, HeadingBoost: 1.5, MaxCachedPassages: 2_000_000}
 
 const (
-	maxK            = 1000 // hits one Search returns at most
-	denseCandidates = 100  // depth of each list fused by RRF
+	maxK       = 1000 // hits one Search returns at most
+	denseExtra = 10   // passages the embedding adds to the keyword candidates
 )
 
 // Service answers searches over the bots' passages.
@@ -261,14 +270,18 @@ func (s *Service) Search(ctx context.Context, workspaceID, botID int64, query st
 		n = k
 	}
 	var cands []scored
+	var qv []float32
 	if s.opts.Embedder != nil && snap.vectors > 0 {
-		cands = s.hybrid(ctx, snap, query, terms, n)
+		cands, qv = s.hybrid(ctx, snap, query, terms, n)
 	} else {
 		cands = snap.bm25(terms, n)
 	}
 	hits, err := s.hydrate(ctx, key, cands)
 	if err != nil {
 		return nil, err
+	}
+	if qv != nil {
+		snap.similarity(hits, cands, qv)
 	}
 	if !s.opts.FirstStageOnly {
 		snap.rerank(hits, variants)
@@ -308,17 +321,42 @@ func (s *Service) snapshotFor(ctx context.Context, key botKey) (*snapshot, error
 	return snap, nil
 }
 
-// hybrid fuses the keyword and the dense ranking; when the query cannot be
-// embedded it is the keyword ranking alone, never a failed search.
-func (s *Service) hybrid(ctx context.Context, snap *snapshot, query string, terms []string, k int) []scored {
-	n := max(k, denseCandidates)
-	kw := snap.bm25(terms, n)
+// hybrid adds the dense ranking to the keyword one: the keyword
+// candidates stay as they are (with their BM25 scores), the passages the
+// embedding ranks best that they lack join them (up to denseExtra, with no
+// BM25 score), and every candidate carries its cosine similarity to the
+// question for the second stage. When the query cannot be embedded it is
+// the keyword ranking alone, never a failed search.
+//
+// The first version fused the two rankings by reciprocal rank and ordered
+// the second stage by the fused score. With a weak model that displaced
+// keyword candidates and the BM25 evidence the second stage weighs, and
+// every figure of the documentation sets fell (docs/benchmarks.md, "Dense
+// retrieval with a real model"): a configured model must never make the
+// answers worse than keywords alone.
+func (s *Service) hybrid(ctx context.Context, snap *snapshot, query string, terms []string, k int) ([]scored, []float32) {
+	kw := snap.bm25(terms, k)
 	qv, err := s.embedQuery(ctx, query)
 	if err != nil {
 		s.log.WarnContext(ctx, "retrieval: query embedding failed, keyword ranking only", "error", err)
-		return kw[:min(k, len(kw))]
+		return kw, nil
 	}
-	return fuse(k, kw, snap.cosine(qv, n))
+	cands := slices.Clone(kw)
+	in := make(map[int64]bool, len(kw))
+	for _, c := range kw {
+		in[c.id] = true
+	}
+	extra := 0
+	for _, c := range snap.cosine(qv, k+denseExtra) {
+		if extra == denseExtra {
+			break
+		}
+		if !in[c.id] {
+			cands = append(cands, scored{slot: c.slot, id: c.id})
+			extra++
+		}
+	}
+	return cands, qv
 }
 
 // Invalidate makes the next Search of botID reconcile its index with the
