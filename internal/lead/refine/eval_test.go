@@ -90,6 +90,10 @@ func loadLabelled(t *testing.T) []labelled {
 			set = "blind J dev"
 		case "blind_j_test.json":
 			set = "blind J test"
+		case "blind_k_dev.json":
+			set = "blind K dev"
+		case "blind_k_test.json":
+			set = "blind K test"
 		}
 		if only := os.Getenv("LEAD_EVAL_SETS"); only != "" && !strings.Contains(","+only+",", ","+set+",") {
 			continue // see score's TestEvaluation
@@ -235,7 +239,7 @@ func TestRefinedEvaluation(t *testing.T) {
 		rules[c.set].add(c, b.Tier)
 		refined[c.set].add(c, res.Tier)
 	}
-	for _, set := range []string{"existing", "blind dev", "blind test", "blind B dev", "blind B test", "blind C dev", "blind C test", "blind D dev", "blind D test", "blind E dev", "blind E test", "blind F dev", "blind F test", "blind G dev", "blind G test", "blind H dev", "blind H test", "blind I dev", "blind I test", "blind J dev", "blind J test"} {
+	for _, set := range []string{"existing", "blind dev", "blind test", "blind B dev", "blind B test", "blind C dev", "blind C test", "blind D dev", "blind D test", "blind E dev", "blind E test", "blind F dev", "blind F test", "blind G dev", "blind G test", "blind H dev", "blind H test", "blind I dev", "blind I test", "blind J dev", "blind J test", "blind K dev", "blind K test"} {
 		a, m := rules[set], refined[set]
 		if a == nil {
 			continue

@@ -284,6 +284,7 @@ var disqualifiers = map[string]bool{
 var conditional = map[string]bool{
 	ruleBrowsing: true, ruleFreePlan: true, ruleNoNeed: true, ruleEngaged: true, ruleSubstantive: true, ruleMeeting: true,
 	score.RuleBuyingSignals: true, score.RuleEvaluating: true, score.RuleNotNow: true, score.RuleDeferred: true,
+	score.RuleConflictRouted: true,
 }
 
 // unknownOverride reports a rule in base that refinement cannot honour.
@@ -291,7 +292,7 @@ var conditional = map[string]bool{
 // when this package does not know its name.
 func unknownOverride(base score.Result) (string, bool) {
 	for _, o := range base.Overrides {
-		if !conditional[o.Rule] && !disqualifiers[o.Rule] && o.Tier != score.TierUnqualified {
+		if !conditional[o.Rule] && !disqualifiers[o.Rule] && o.Rule != score.RuleConflict && o.Tier != score.TierUnqualified {
 			return o.Rule, true
 		}
 	}
@@ -348,6 +349,15 @@ func rescore(r *score.Result, q bot.Qualification, in score.Input, base score.Re
 	}
 	fired := map[string]score.Override{}
 	for _, o := range base.Overrides {
+		if o.Rule == score.RuleConflict {
+			// A disqualifier and an evaluation both read in the
+			// visitor's words: nurture, whatever the refined score.
+			from := score.TierFor(s, th)
+			r.Score = th.Nurture
+			r.Tier = score.TierFor(r.Score, th)
+			r.Overrides = append(r.Overrides, score.Override{Rule: o.Rule, From: from, Tier: r.Tier, Reason: o.Reason, Evidence: o.Evidence})
+			return
+		}
 		if !conditional[o.Rule] {
 			from := score.TierFor(s, th)
 			r.Score = clamp(min(s, th.Nurture-1), 0, 100)
@@ -389,6 +399,9 @@ func rescore(r *score.Result, q bot.Qualification, in score.Input, base score.Re
 			set(rule, reason, limit-1, ev)
 		}
 	}
+	// The conflict rule's cap reads the bot's routing and the visitor's
+	// words, which only score reads: it applies again where it fired.
+	capRule(score.RuleConflictRouted, "", th.MQL, func() (bool, []score.Evidence) { return false, nil })
 	capRule(score.RuleNotNow, reasonNotNow, th.SQL, func() (bool, []score.Evidence) {
 		for _, d := range r.Dimensions {
 			if d.Name == "timeline" && d.Status == score.StatusNegative {

@@ -83,6 +83,10 @@ func foldOf(c evalCase) (string, bool) {
 		return "J", false
 	case setTestJ:
 		return "J", true
+	case setDevK:
+		return "K", false
+	case setTestK:
+		return "K", true
 	}
 	return "existing", false
 }
@@ -218,7 +222,7 @@ func (t *cvTally) langs() string {
 	return b.String()
 }
 
-var folds = []string{"existing", "A", "B", "C", "D", "E", "F", "G", "H", "I", "J"}
+var folds = []string{"existing", "A", "B", "C", "D", "E", "F", "G", "H", "I", "J", "K"}
 
 // crossValidate holds out each fold in turn, fits on the others and
 // tallies the held-out fold's dev and test halves.

@@ -140,6 +140,11 @@ const (
 	// rules after the set H round, untouched.
 	setDevJ  = "blind J dev"
 	setTestJ = "blind J test"
+	// Blind set K (all six languages, 240 cases, written 2026-11-26 after
+	// the set J round, split at once): both halves run once, on the rules
+	// after the set J round and with the conflict rule.
+	setDevK  = "blind K dev"
+	setTestK = "blind K test"
 )
 
 func evalSet(c evalCase) string {
@@ -184,6 +189,10 @@ func evalSet(c evalCase) string {
 		return setDevJ
 	case "blind_j_test.json":
 		return setTestJ
+	case "blind_k_dev.json":
+		return setDevK
+	case "blind_k_test.json":
+		return setTestK
 	}
 	return setExisting
 }
@@ -322,7 +331,9 @@ var goals = map[string]goal{
 	// After the set H round (read for evidence, in-sample): 109/120 (90.8%),
 	// 3 two tiers off; every language at least 90%. After the set J round
 	// (read for evidence): 112/120 (93.3%), 1 two tiers off (g-es-021).
-	setDevG: {accuracy: 0.92, perLanguage: 0.85},
+	// After the conflict rule (conflict.go): 112/120, none two tiers off
+	// (g-es-021 to nurture), so the goal is enforced.
+	setDevG: {accuracy: 0.92, perLanguage: 0.85, noTwoOff: true},
 	// Moved in from outside the repository and run once, 2026-11-26, after
 	// the rule work on the G development half (90.0% in-sample): 102/120
 	// (85.0%), two tiers off 3; de 85%, en 85%, es 75%, fr 85%, hi-en 90%,
@@ -333,8 +344,9 @@ var goals = map[string]goal{
 	// floor under it. After the set H round (its misses read for evidence,
 	// so in-sample): 106/120 (88.3%), 1 two tiers off (g-es-025, a rival
 	// driving school asking prices "para ajustar mis precios"); es 80%,
-	// every other language at least 85%.
-	setTestG: {accuracy: 0.86, perLanguage: 0.79},
+	// every other language at least 85%. After the conflict rule
+	// (conflict.go): 106/120, none two tiers off (g-es-025 to nurture).
+	setTestG: {accuracy: 0.86, perLanguage: 0.79, noTwoOff: true},
 	// Set H was not tuned on: both halves were run once on the set G rules,
 	// 2026-11-26 (testdata/README.md "Set H"). Dev: 106/120 (88.3%), 1 two
 	// tiers off, every language at least 80% (es 100%). Test: 103/120
@@ -358,8 +370,11 @@ var goals = map[string]goal{
 	// one conversation on each half. No goal of issue 17 holds on set I;
 	// floors under the figures. After the set J round (both halves read for
 	// evidence, so in-sample): dev 104/120 (86.7%), 1 two tiers off (fr
-	// 60%); test 105/120 (87.5%), 2 two tiers off.
-	setDevI:  {accuracy: 0.85},
+	// 60%); test 105/120 (87.5%), 2 two tiers off. After the conflict rule
+	// (conflict.go): dev 105/120 (87.5%), none two tiers off (i-es-024
+	// right, i-fr-012 to nurture); test 105/120, 1 two tiers off (i-es-018
+	// to nurture).
+	setDevI:  {accuracy: 0.87, noTwoOff: true},
 	setTestI: {accuracy: 0.86},
 	// Set J, run once each on the rules after the set H round (never tuned
 	// on): dev 98/120 (81.7%), 3 two tiers off; de 70%, es 75%, every other
@@ -374,6 +389,14 @@ var goals = map[string]goal{
 	// two-tiers-off goals; the test half measures the round.
 	setDevJ:  {accuracy: 0.94, perLanguage: 0.85, noTwoOff: true},
 	setTestJ: {accuracy: 0.88, perLanguage: 0.80},
+	// Set K, never tuned on, run once on the rules after the set J round:
+	// dev 100/120 (83.3%), 7 two tiers off, de 65%; test 90/120 (75.0%), 3
+	// two tiers off, en 65%, pt 65%, de 70%. With the conflict rule
+	// (conflict.go, designed before set K was read): dev 100 with 6 two
+	// off, test 90 with 3. Refined: 104 (2 two off) and 98 (1). No goal of
+	// issue 17 holds on set K; floors under the figures.
+	setDevK:  {accuracy: 0.83},
+	setTestK: {accuracy: 0.75},
 }
 
 // evalReport is one set's outcome.
@@ -510,7 +533,7 @@ func TestEvaluation(t *testing.T) {
 		cases = keep
 	}
 	reports := evaluate(cases, rulesOnly)
-	for _, set := range []string{setExisting, setDev, setTest, setDevB, setTestB, setDevC, setTestC, setDevD, setTestD, setDevE, setTestE, setDevF, setTestF, setDevG, setTestG, setDevH, setTestH, setDevI, setTestI, setDevJ, setTestJ} {
+	for _, set := range []string{setExisting, setDev, setTest, setDevB, setTestB, setDevC, setTestC, setDevD, setTestD, setDevE, setTestE, setDevF, setTestF, setDevG, setTestG, setDevH, setTestH, setDevI, setTestI, setDevJ, setTestJ, setDevK, setTestK} {
 		rep := reports[set]
 		if rep == nil {
 			if set == setExisting && os.Getenv("LEAD_EVAL_SETS") == "" {

@@ -1,6 +1,10 @@
 package score
 
-import "concierge/internal/bot"
+import (
+	"fmt"
+
+	"concierge/internal/bot"
+)
 
 // Overrides move the tier where the weighted score would mislead, and say
 // so. Each moves the score with the tier (a cap to just below a threshold,
@@ -70,6 +74,15 @@ func applyOverrides(r *Result, a *analysis, sig Signals, th bot.Thresholds) {
 		r.Overrides = append(r.Overrides, Override{Rule: rule, From: from, Tier: r.Tier, Reason: reason, Evidence: ev})
 	}
 	if rule, reason, ev, ok := disqualified(a); ok {
+		if cev, conflict := conflictingEvaluation(a, rule, ev); conflict {
+			// Both readings in the visitor's own words (conflict.go).
+			from := r.Tier
+			r.Score = th.Nurture
+			r.Tier = TierFor(r.Score, th)
+			r.Overrides = append(r.Overrides, Override{Rule: RuleConflict, From: from, Tier: r.Tier,
+				Reason: fmt.Sprintf(ReasonConflictDisqualified, conflictReading(rule)), Evidence: append(append([]Evidence{}, ev...), cev...)})
+			return
+		}
 		from := r.Tier
 		r.Score = clamp(min(r.Score, th.Nurture-1), 0, 100)
 		r.Tier = TierUnqualified
@@ -86,6 +99,11 @@ func applyOverrides(r *Result, a *analysis, sig Signals, th bot.Thresholds) {
 		evaluatingNow = true
 		if r.Score < th.MQL {
 			set(RuleEvaluating, "The visitor is evaluating the offering for a stated need or business of their own: at least mql.", th.MQL, ev)
+		}
+	}
+	if r.Score >= th.MQL && (evaluatingNow || buying) {
+		if rev, ok := routedAway(a); ok {
+			set(RuleConflictRouted, ReasonConflictRouted, th.MQL-1, append(rev, buyEv...))
 		}
 	}
 	if f, ok := notNow(a); ok && r.Score >= th.SQL {
