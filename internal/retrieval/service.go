@@ -331,9 +331,9 @@ func (s *Service) snapshotFor(ctx context.Context, key botKey) (*snapshot, error
 // The first version fused the two rankings by reciprocal rank and ordered
 // the second stage by the fused score. With a weak model that displaced
 // keyword candidates and the BM25 evidence the second stage weighs, and
-// every figure of the documentation sets fell (docs/benchmarks.md, "Dense
-// retrieval with a real model"): a configured model must never make the
-// answers worse than keywords alone.
+// most figures of the documentation sets fell (docs/benchmarks.md, "Dense
+// retrieval with a real model"). Now a weak model cannot displace what the
+// keywords found; it can only add candidates and weigh in.
 func (s *Service) hybrid(ctx context.Context, snap *snapshot, query string, terms []string, k int) ([]scored, []float32) {
 	kw := snap.bm25(terms, k)
 	qv, err := s.embedQuery(ctx, query)
