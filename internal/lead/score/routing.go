@@ -79,6 +79,15 @@ var (
 		// communiquons pas ces chiffres", "dazu geben wir keine Auskunft".
 		"damos", "facilitamos", "proporcionamos", "divulgamos", "fornecemos", "passamos", "divulgamos",
 		"donnons", "communiquons", "divulguons", "geben", "nennen",
+		// The same refusal in the passive or with "publish": "Essas
+		// informações não são divulgadas", "these figures are not
+		// shared", "we don't publish churn figures", "ces données ne sont
+		// pas communiquées", "diese Zahlen veröffentlichen wir nicht".
+		"shared", "disclosed", "published", "publish", "released",
+		"compartidos", "compartidas", "divulgados", "divulgadas", "publicamos", "publicados", "publicadas", "facilitados", "facilitadas",
+		"compartilhados", "compartilhadas", "partilhados", "partilhadas", "fornecidos", "fornecidas", "publicar",
+		"partages", "partagees", "communiques", "communiquees", "divulgues", "divulguees", "publions", "publiees", "publies",
+		"veroffentlichen", "veroffentlicht", "geteilt", "weitergegeben", "herausgegeben",
 	})
 	// Words that call what was asked internal or confidential.
 	privateWords = setOfWords([]string{
@@ -96,6 +105,10 @@ var (
 		"informations", "donnees", "coordonnees", "chiffres", "adresses",
 		"informationen", "daten", "angaben", "zahlen", "kennzahlen", "umsatzzahlen", "kontaktdaten", "adressen", "konfiguration", "auskunft", "auskunfte",
 		"jaankari", "jankari",
+		// Contacts and figures in the plural of every language: "Não
+		// posso partilhar contactos internos", "we don't publish churn
+		// figures".
+		"contactos", "contatos", "kontakte", "figures", "statistics", "stats", "estadisticas", "estatisticas", "statistiques", "statistiken",
 		// What a rival fishes for: client lists, margins, pay.
 		"list", "lists", "margins", "compensation", "salaries", "listas", "margenes", "margens", "salarios",
 		"liste", "listes", "marges", "salaires", "listen", "margen", "gehalter", "comercial", "commerciales", "commerciale",

@@ -1,0 +1,39 @@
+package score
+
+import "testing"
+
+// The set K round's mechanisms (testdata/README.md, "The set K round").
+// Every sentence below is written for the test, in each language's
+// everyday forms, not copied from a labelled set.
+
+// routeCase is one bot sentence, its language and whether route k is read.
+type routeCase struct {
+	text, lang string
+	want       bool
+}
+
+func checkRoute(t *testing.T, k route, cases []routeCase) {
+	t.Helper()
+	for _, c := range cases {
+		if got := botRoutes(c.text, c.lang)&k != 0; got != c.want {
+			t.Errorf("%q: route %b read %v, want %v", c.text, k, got, c.want)
+		}
+	}
+}
+
+// TestRefusalInPassiveForms: a refusal to share internal figures or
+// contacts said in the passive, with "publish", or about contacts and
+// figures in the plural, is a refusal in every language; the visitor's
+// own data kept private still reassures, it refuses nothing.
+func TestRefusalInPassiveForms(t *testing.T) {
+	checkRoute(t, routeRefuse, []routeCase{
+		{"Esses números não são divulgados, lamento.", "pt", true},
+		{"Lo siento, esas cifras no se publican: no publicamos estadisticas de clientes.", "es", true},
+		{"Ces données internes ne sont pas communiquées.", "fr", true},
+		{"Umsatzzahlen werden nicht veröffentlicht.", "de", true},
+		{"We don't publish retention figures.", "en", true},
+		{"Não posso partilhar os contatos da equipa comercial.", "pt", true},
+		{"Your data is never shared with third parties.", "en", false},
+		{"Publicamos el menú cada lunes en la web.", "es", false},
+	})
+}
