@@ -37,3 +37,20 @@ func TestRefusalInPassiveForms(t *testing.T) {
 		{"Publicamos el menú cada lunes en la web.", "es", false},
 	})
 }
+
+// TestProposalSentToInbox: a bot that tells the visitor to send their own
+// proposal to an address, or names the team that handles partnership or
+// supplier requests, sent a seller to its vendor inbox; the business
+// sending its proposal to a buyer routes nobody.
+func TestProposalSentToInbox(t *testing.T) {
+	checkRoute(t, routeVendor, []routeCase{
+		{"Pode enviar a sua proposta para compras@padaria.pt, obrigado.", "pt", true},
+		{"Vous pouvez envoyer votre proposition à achats@garage.fr.", "fr", true},
+		{"Puedes mandar la propuesta a hola@estudio.es y la revisamos.", "es", true},
+		{"You can send your proposal to ops@clinic.com.", "en", true},
+		{"Les demandes de partenariat sont gérées par notre équipe marketing.", "fr", true},
+		{"Our events team will send the proposal to anna@corp.com by Friday.", "en", false},
+		{"Um dos nossos consultores envia a proposta para o seu email até amanhã.", "pt", false},
+		{"Je peux vous envoyer une proposition à jean@exemple.fr dès demain.", "fr", false},
+	})
+}

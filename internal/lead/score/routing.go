@@ -171,7 +171,7 @@ func botRoutes(text, lang string) route {
 			private = private || privateWords[n]
 			info = info || infoWords[n]
 			mine = mine || visitorPossessives[n]
-			vendor = vendor || (vendorWords[n] && vendorPurpose(toks, i, lo, hi)) || (proposalWords[n] && proposalsTo(toks, i, lo))
+			vendor = vendor || (vendorWords[n] && vendorPurpose(toks, i, lo, hi)) || (proposalWords[n] && proposalsTo(toks, i, lo, hi))
 			partners = partners || (partnershipsPlural[n] && namesPartnerChannel(toks, lo, hi))
 			supplierTalk = supplierTalk || (vendorWords[n] && !(i+1 < hi && toks[i+1].norm == "lock"))
 		}
@@ -181,7 +181,7 @@ func botRoutes(text, lang string) route {
 		if info && !mine && ((neg && share) || private) {
 			r |= routeRefuse
 		}
-		if vendor && (strings.ContainsRune(text[s.start:s.end], '@') || namesBuyingChannel(toks, lo, hi)) || partners {
+		if vendor && (strings.ContainsRune(text[s.start:s.end], '@') || namesPartnerChannel(toks, lo, hi)) || partners {
 			r |= routeVendor
 		}
 		if supplierTalk && neg && !share && !info {
@@ -472,14 +472,38 @@ var (
 var proposalWords = setOfWords([]string{"proposal", "proposals", "propuesta", "propuestas", "proposta", "propostas", "proposition", "propositions"})
 
 // proposalsTo: the proposal word names what the inbox is for ("pour toute
-// proposition", "for proposals", "para propuestas").
-func proposalsTo(toks []token, i, lo int) bool {
+// proposition", "for proposals", "para propuestas"), or the visitor's own
+// proposal the bot tells them to send there ("Vous pouvez envoyer votre
+// proposition à", "Pode enviar a proposta para", "send your proposal
+// to"): only a seller has a proposal to send. The bot sending its own
+// proposal to the visitor ("je peux vous envoyer une proposition", "I'll
+// send you a proposal") routes nobody.
+func proposalsTo(toks []token, i, lo, hi int) bool {
 	for k := max(lo, i-2); k < i; k++ {
-		if purposeBefore[toks[k].norm] {
+		n := toks[k].norm
+		if purposeBefore[n] || (visitorPossessives[n] && n != "su" && n != "sus") {
+			return true
+		}
+		if applyVerbs[n] && n != "see" && k > lo && youMay(toks, k-1, lo) && !botSends(toks, k, lo, hi) {
 			return true
 		}
 	}
 	return false
+}
+
+// mayModals tell the visitor they may do something ("Pode enviar", "vous
+// pouvez envoyer", "puedes mandar", "Sie können ... senden"); English
+// "can" and "may" only after "you" ("I can send the proposal" is the
+// bot's).
+var mayModals = setOfWords([]string{"pode", "podem", "puede", "puedes", "pueden", "pouvez", "peux", "konnen", "kannst"})
+
+// youMay: the word at j is such a modal.
+func youMay(toks []token, j, lo int) bool {
+	n := toks[j].norm
+	if mayModals[n] {
+		return true
+	}
+	return (n == "can" || n == "may") && j > lo && toks[j-1].norm == "you"
 }
 
 // vendorPurpose: the vendor word names who the inbox is for ("for vendor
