@@ -69,3 +69,15 @@ func TestCareersPlaceIsJobsRoute(t *testing.T) {
 		{"Los precios están en la sección Tarifas de la web.", "es", false},
 	})
 }
+
+// TestEscalationIsSupportRoute: escalating or handing a case over to a
+// support team, with German verbs that close the clause after the team,
+// is a handoff to support; a team named without a handover is not.
+func TestEscalationIsSupportRoute(t *testing.T) {
+	checkRoute(t, routeSupport, []routeCase{
+		{"Ich kann Ihre Reklamation gern an den Kundenservice eskalieren.", "de", true},
+		{"Ich werde das an unser Serviceteam übergeben.", "de", true},
+		{"Escalamos tu caso a soporte y te escriben hoy.", "es", true},
+		{"Unser Kundenservice ist werktags bis 18 Uhr erreichbar.", "de", false},
+	})
+}

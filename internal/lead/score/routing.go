@@ -58,6 +58,11 @@ var (
 		"encaminho", "encaminhamos", "encaminhei", "transfiro", "abri", "repasso", "repassei",
 		"transmets", "transmettons", "transmis", "ouvre", "redirige", "oriente",
 		"leite", "weiter", "weiterleiten", "weitergeleitet", "eroffne", "eroffnet", "offne", "verbinde",
+		// Escalating and handing over in every language: "Ich kann Ihren
+		// Fall an den Kundenservice eskalieren", "Ihr Fall ist eskaliert",
+		// "escalamos tu caso a soporte", "j'escalade au SAV".
+		"eskaliere", "eskalieren", "eskaliert", "ubergebe", "ubergeben", "ubergeben", "escalado", "escalamos", "escalei", "escalonei",
+		"escalade", "escaladons", "remonte", "remontons",
 	})
 	// English verbs, which need an "I" or "we" before them ("I'll route
 	// you", "we've escalated it"), or a Hinglish "karta hoon" after them.
@@ -462,7 +467,7 @@ func handsTo(toks []token, team, verb []int) bool {
 			if t > v && t-v <= 6 {
 				return true
 			}
-			closing := toks[v].norm == "weiter" || toks[v].norm == "weiterleiten" || (v+1 < len(toks) && hinglishDo[toks[v+1].norm])
+			closing := closingVerbs[toks[v].norm] || (v+1 < len(toks) && hinglishDo[toks[v+1].norm])
 			if closing && t < v && v-t <= 5 {
 				return true
 			}
@@ -470,6 +475,11 @@ func handsTo(toks []token, team, verb []int) bool {
 	}
 	return false
 }
+
+// closingVerbs close a German clause after the team they hand to ("...
+// an den Kundenservice weiter", "an den Kundenservice eskalieren", "an
+// die Buchhaltung übergeben").
+var closingVerbs = setOfWords([]string{"weiter", "weiterleiten", "weitergeleitet", "eskalieren", "eskaliert", "ubergeben", "weitergeben", "weitergegeben"})
 
 var (
 	purposeBefore = setOfWords([]string{"for", "para", "pour", "fur", "als", "aux", "los", "les", "las", "as"})
