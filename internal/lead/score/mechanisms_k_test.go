@@ -81,3 +81,15 @@ func TestEscalationIsSupportRoute(t *testing.T) {
 		{"Unser Kundenservice ist werktags bis 18 Uhr erreichbar.", "de", false},
 	})
 }
+
+// TestMemberNumberIsReference: a bot asking for a member's number or ID
+// asks for the reference of something already bought, in every language.
+func TestMemberNumberIsReference(t *testing.T) {
+	checkRoute(t, routeAsksRef, []routeCase{
+		{"Could you share your member ID?", "en", true},
+		{"¿Me das tu número de miembro?", "es", true},
+		{"Quel est votre numéro de membre ?", "fr", true},
+		{"Apna member ID bata dijiye.", "hi-en", true},
+		{"Our members get 10% off every class.", "en", false},
+	})
+}

@@ -552,6 +552,9 @@ var (
 		"pedido", "poliza", "siniestro", "cliente", "contrato", "reserva", "factura", "seguimiento", "expediente", "socio",
 		"apolice", "sinistro", "fatura", "encomenda", "rastreio", "protocolo", "matricula",
 		"commande", "police", "sinistre", "contrat", "dossier", "facture", "suivi", "client", "adherent",
+		// A member's number or ID: "Member ID bata dijiye", "your member
+		// number?", "¿tu número de miembro?", "numéro de membre".
+		"member", "miembro", "membro", "membre", "mitglied",
 	})
 	refIDs = setOfWords([]string{"number", "no", "id", "reference", "ref", "numero", "nummer", "#", "code", "codigo"})
 	// German compounds that are both.
