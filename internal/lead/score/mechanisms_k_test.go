@@ -93,3 +93,34 @@ func TestMemberNumberIsReference(t *testing.T) {
 		{"Our members get 10% off every class.", "en", false},
 	})
 }
+
+// TestYesToTheOneSlotOffered: a plain yes to a bot turn that offers one
+// slot (a day, an hour, or both) takes it, in every language; a yes to a
+// choice between two slots, to a service "24h/24", or to a turn with no
+// slot takes none.
+func TestYesToTheOneSlotOffered(t *testing.T) {
+	for _, c := range []struct {
+		bot, visitor string
+		want         bool
+	}{
+		{"Our fitter can come Thursday at 10 am. Does that work?", "yes, perfect", true},
+		{"Freitag um 14 Uhr ist noch frei. Soll ich den Termin eintragen?", "ja bitte, danke", true},
+		{"Mañana a las 9:30 podemos verte. ¿Te apunto?", "sí porfa", true},
+		{"Le technicien passe mardi à 8h. Je vous inscris ?", "oui parfait", true},
+		{"Engineer Saturday ko 11 baje aa sakta hai. Theek hai?", "haan theek hai", true},
+		{"Thursday at 10 am or Friday at 2 pm, which suits you?", "yes", false},
+		{"We offer 24h/24 monitoring. Shall I send the brochure?", "yes please", false},
+		{"Would you like our brochure?", "yes please", false},
+	} {
+		a := analyse(Input{Transcript: []Turn{{Role: RoleBot, Text: c.bot}, {Role: RoleVisitor, Text: c.visitor}}})
+		got := false
+		for _, f := range a.findings {
+			if f.f == fIntent && f.reading == "takes the slot the bot offered" {
+				got = true
+			}
+		}
+		if got != c.want {
+			t.Errorf("%q → %q: slot taken %v, want %v", c.bot, c.visitor, got, c.want)
+		}
+	}
+}

@@ -237,6 +237,7 @@ func analyse(in Input) *analysis {
 	var block []*turnText     // visitor turns since the last bot turn
 	refAsked := false         // the last bot turn asked for a reference number
 	var slots map[string]bool // the slots the last bot turn offered
+	oneSlot := false          // the last bot turn offered a single slot
 	first := max(0, len(in.Transcript)-maxTurns)
 	texts := make([]string, 0, len(in.Transcript)-first)
 	for idx := first; idx < len(in.Transcript); idx++ {
@@ -256,6 +257,7 @@ func analyse(in Input) *analysis {
 			}
 			refAsked = k&routeAsksRef != 0
 			slots = offeredSlots(text, a.lang)
+			oneSlot = singleSlotOffer(slots)
 			if ctx.offScope {
 				for _, t := range block {
 					t.offScope = true
@@ -264,8 +266,8 @@ func analyse(in Input) *analysis {
 			prev, block = &ctx, nil
 			continue
 		}
-		t := &turnText{index: idx, text: text, refAsked: refAsked, slots: slots}
-		refAsked, slots = false, nil
+		t := &turnText{index: idx, text: text, refAsked: refAsked, slots: slots, oneSlot: oneSlot}
+		refAsked, slots, oneSlot = false, nil, false
 		t.toks, t.sents = tokenizeLang(text, lex, a.lang)
 		if prev != nil {
 			t.asked, t.priced, t.trialOffered = prev.asked, prev.priced, prev.offersTrial

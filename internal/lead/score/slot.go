@@ -162,5 +162,46 @@ func slotFindings(t *turnText, offered map[string]bool, out []finding) []finding
 				finding{f: fTimeline, level: 90, reading: "takes a slot the bot offered", turn: t.index, order: o, quote: q, offScope: t.offScope})
 		}
 	}
+	// One slot offered ("Thursday 11 AM theek hai?", "Freitag um 9:30 ist
+	// noch frei. Soll ich reservieren?", "¿Te va bien el martes a las
+	// 10?") and a plain yes as the answer's first word ("haan thik hai",
+	// "ja bitte", "sí, perfecto"): the visitor took it. With alternatives
+	// on offer a bare yes chooses none.
+	if len(t.sents) == 0 || !t.oneSlot {
+		return out
+	}
+	if s := &t.sents[0]; s.tokStart < s.tokEnd && !s.question && s.tokEnd-s.tokStart <= 10 && affirmWords[t.toks[s.tokStart].norm] {
+		for i := s.tokStart; i < s.tokEnd; i++ {
+			if slotDecliners[t.toks[i].norm] {
+				return out
+			}
+		}
+		q := quoteOf(t, s, s.tokStart, s.tokEnd)
+		o := orderOf(t.index, s.tokStart)
+		return append(out,
+			finding{f: fIntent, level: 85, reading: "takes the slot the bot offered", turn: t.index, order: o, quote: q, offScope: t.offScope},
+			finding{f: fTimeline, level: 90, reading: "takes the slot the bot offered", turn: t.index, order: o, quote: q, offScope: t.offScope})
+	}
 	return out
+}
+
+// singleSlotOffer: the slots a bot turn offered (offeredSlots) are one:
+// a day, an hour, or a day and an hour ("Timing 11 AM theek hai?",
+// "Freitag um 9:30 Uhr ist noch frei. Soll ich reservieren?", "Mañana a
+// las 8:00 podemos recibirlo. ¿Te apunto?"). An hour of 22 or more is a
+// duration or a service round the clock ("une offre sous 48h",
+// "téléassistance 24h/24"), not a slot: such a turn offers none.
+func singleSlotOffer(offered map[string]bool) bool {
+	days, hours := 0, 0
+	for k := range offered {
+		if _, day := weekdays[k]; day {
+			days++
+			continue
+		}
+		if n := k[1:]; n == "" || len(n) >= 2 && n >= "22" {
+			return false
+		}
+		hours++
+	}
+	return days <= 1 && hours <= 1 && days+hours > 0
 }

@@ -56,6 +56,9 @@ type turnText struct {
 	// slots: the days and hours the preceding bot turn offered to choose
 	// from (slot.go).
 	slots map[string]bool
+	// oneSlot: the preceding bot turn offered one slot, in a question or
+	// as free ("Thursday 11 AM theek hai?", "Freitag 9:30 ist noch frei").
+	oneSlot bool
 }
 
 // ptShorthand maps Brazilian chat spellings to the words the lexicon
