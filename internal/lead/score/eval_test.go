@@ -255,8 +255,9 @@ var goals = map[string]goal{
 	// a floor under it. After lexicon-4 (read for it, in-sample): 99/119
 	// (83.2%), 4 two tiers off. After the set D round (not read for it):
 	// 101/119 (84.9%), 4 two tiers off. After the set J round (read for
-	// evidence, in-sample): 103/119 (86.6%), 3 two tiers off.
-	setTestC: {accuracy: 0.85},
+	// evidence, in-sample): 103/119 (86.6%), 3 two tiers off. After the
+	// set K round (in-sample): 104/119 (87.4%), 2 two tiers off.
+	setTestC: {accuracy: 0.87},
 	// First run, 2026-11-26, before any rule work on it (lexicon-4, which
 	// never saw it): 96/121 (79.3%), two tiers off 2; de 75%, en 90%,
 	// es 65%, fr 78%, hi-en 79%, pt 82%. After the set D round (tuned while
@@ -296,8 +297,9 @@ var goals = map[string]goal{
 	// set G round (read for evidence, in-sample): 104/120 (86.7%), 2 two
 	// tiers off; de 75%, en 85%, es 95%, fr 90%, hi-en 95%, pt 80%. After
 	// the set H round (read for evidence, in-sample): 105/120 (87.5%), 1 two
-	// tiers off.
-	setTestE: {accuracy: 0.86},
+	// tiers off. After the set K round (in-sample): 107/120 (89.2%), none
+	// two tiers off.
+	setTestE: {accuracy: 0.89, noTwoOff: true},
 	// First run, 2026-11-26, before any rule work on it (written blind
 	// after the set E round; the set E rules never saw it): 84/120 (70.0%),
 	// two tiers off 11; de 55%, en 70%, es 90%, fr 80%, hi-en 70%, pt 55%.
@@ -319,7 +321,8 @@ var goals = map[string]goal{
 	// two tiers off. After the set H round (read for evidence, in-sample):
 	// 94/120 (78.3%), 11 two tiers off. After the set J round (read for
 	// evidence, in-sample): 100/120 (83.3%), 7 two tiers off.
-	setTestF: {accuracy: 0.82},
+	// After the set K round (in-sample): 102/120 (85.0%), 5 two tiers off.
+	setTestF: {accuracy: 0.84},
 	// First run, 2026-11-26, before any rule work on it (written blind
 	// after the set F round; the rules never saw it): 95/120 (79.2%), two
 	// tiers off 6; de 65%, en 75%, es 85%, fr 80%, hi-en 80%, pt 90%. After
@@ -373,9 +376,10 @@ var goals = map[string]goal{
 	// 60%); test 105/120 (87.5%), 2 two tiers off. After the conflict rule
 	// (conflict.go): dev 105/120 (87.5%), none two tiers off (i-es-024
 	// right, i-fr-012 to nurture); test 105/120, 1 two tiers off (i-es-018
-	// to nurture).
+	// to nurture). After the set K round (in-sample): test 106/120 (88.3%),
+	// none two tiers off (i-de-025's yes to the one slot offered).
 	setDevI:  {accuracy: 0.87, noTwoOff: true},
-	setTestI: {accuracy: 0.86},
+	setTestI: {accuracy: 0.88, noTwoOff: true},
 	// Set J, run once each on the rules after the set H round (never tuned
 	// on): dev 98/120 (81.7%), 3 two tiers off; de 70%, es 75%, every other
 	// language at least 80%. Test 106/120 (88.3%), 2 two tiers off, every
@@ -387,16 +391,20 @@ var goals = map[string]goal{
 	// language at least 95% (de 19, en 19, es 19, fr 19, hi-en 20, pt 19 of
 	// 20). A floor a little under it, with the issue's per-language and
 	// two-tiers-off goals; the test half measures the round.
-	setDevJ:  {accuracy: 0.94, perLanguage: 0.85, noTwoOff: true},
-	setTestJ: {accuracy: 0.88, perLanguage: 0.80},
+	setDevJ: {accuracy: 0.94, perLanguage: 0.85, noTwoOff: true},
+	// After the set K round (in-sample): J test 107/120 (89.2%), 1 two
+	// tiers off.
+	setTestJ: {accuracy: 0.89, perLanguage: 0.80},
 	// Set K, never tuned on, run once on the rules after the set J round:
 	// dev 100/120 (83.3%), 7 two tiers off, de 65%; test 90/120 (75.0%), 3
 	// two tiers off, en 65%, pt 65%, de 70%. With the conflict rule
 	// (conflict.go, designed before set K was read): dev 100 with 6 two
 	// off, test 90 with 3. Refined: 104 (2 two off) and 98 (1). No goal of
-	// issue 17 holds on set K; floors under the figures.
-	setDevK:  {accuracy: 0.83},
-	setTestK: {accuracy: 0.75},
+	// issue 17 holds on set K; floors under the figures. After the set K
+	// round (both halves read, so in-sample): dev 104/120 (86.7%), 3 two
+	// tiers off; test 92/120 (76.7%), 1 two tiers off.
+	setDevK:  {accuracy: 0.86},
+	setTestK: {accuracy: 0.76},
 }
 
 // evalReport is one set's outcome.
