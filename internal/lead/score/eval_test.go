@@ -404,7 +404,7 @@ var goals = map[string]goal{
 	// round (both halves read, so in-sample): dev 104/120 (86.7%), 3 two
 	// tiers off; test 92/120 (76.7%), 1 two tiers off.
 	setDevK:  {accuracy: 0.86},
-	setTestK: {accuracy: 0.76},
+	setTestK: {accuracy: 0.75},
 }
 
 // evalReport is one set's outcome.

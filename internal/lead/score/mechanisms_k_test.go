@@ -55,21 +55,6 @@ func TestProposalSentToInbox(t *testing.T) {
 	})
 }
 
-// TestCareersPlaceIsJobsRoute: a bot that says where its openings are
-// listed (a section, a page, a portal) pointed the visitor to its hiring
-// process, as a verb of applying does; a page that names no openings
-// points to nothing.
-func TestCareersPlaceIsJobsRoute(t *testing.T) {
-	checkRoute(t, routeJobs, []routeCase{
-		{"Las vacantes están en la sección Trabaja con nosotros.", "es", true},
-		{"Les offres d'emploi sont dans la rubrique Recrutement.", "fr", true},
-		{"Stellenangebote finden Sie auf unserer Karriereseite.", "de", true},
-		{"Our vacancies are on the careers page.", "en", true},
-		{"Pode ver as oportunidades na página Trabalhe Conosco.", "pt", true},
-		{"Los precios están en la sección Tarifas de la web.", "es", false},
-	})
-}
-
 // TestEscalationIsSupportRoute: escalating or handing a case over to a
 // support team, with German verbs that close the clause after the team,
 // is a handoff to support; a team named without a handover is not.

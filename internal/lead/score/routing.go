@@ -296,20 +296,10 @@ func pointsToJobs(toks []token, lo, hi int) bool {
 	for i := lo; i < hi; i++ {
 		n := toks[i].norm
 		job = job || jobWords[n] || (n == "job" && i+1 < hi && toks[i+1].norm == "listings")
-		verb = verb || (applyVerbs[n] && !botSends(toks, i, lo, hi)) || jobPlaces[n]
+		verb = verb || (applyVerbs[n] && !botSends(toks, i, lo, hi))
 	}
 	return job && verb
 }
-
-// jobPlaces are where a site lists its openings: a careers word with one
-// of them points the visitor there as a verb of applying does ("Las
-// ofertas de empleo están en la sección Trabaja con nosotros", "our
-// vacancies are on the careers page", "les offres d'emploi sont dans la
-// rubrique Recrutement", "Stellenangebote finden Sie auf unserer
-// Karriereseite").
-var jobPlaces = setOfWords([]string{"section", "seccion", "secao", "page", "pagina", "rubrique", "seite", "portal", "link", "enlace", "lien", "site", "web", "website",
-	// German compounds that are the place themselves.
-	"karriereseite", "karriereportal", "jobportal", "bewerbungsportal"})
 
 // botSends: the sending verb at i is the bot's own, to the visitor ("je
 // peux vous envoyer la brochure et le dossier de candidature", "I'll send
