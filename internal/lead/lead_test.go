@@ -10,11 +10,13 @@ import (
 	"net/http/httptest"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"concierge/internal/app"
+	"concierge/internal/lead"
 	"concierge/internal/lead/emailcheck"
 	"concierge/internal/llm/llmtest"
 	"concierge/internal/mail/mailtest"
@@ -258,6 +260,79 @@ func TestLeadLifecycle(t *testing.T) {
 		}
 		if r := w.a.Do(t, "POST", "/chat/lead-capture", map[string]any{"session_id": sid}, "X-Bot-Key", w.botKey); r.Status != 422 {
 			t.Fatalf("empty capture: %d", r.Status)
+		}
+	})
+}
+
+// TestSweepRescoresWhatMovedMeanwhile: the sweep scores conversations from
+// the readers and stores the results afterwards; a conversation that got a
+// message, or a lead form, between the two is scored again from what it
+// is now, never stored with the stale result.
+func TestSweepRescoresWhatMovedMeanwhile(t *testing.T) {
+	testkit.ForEachEngine(t, func(t *testing.T, e testkit.Engine) {
+		w := newWorld(t, e, testkit.WithOptions(func(o *app.Options) { o.Leads.SweepEvery = time.Minute }))
+		sweep := func() {
+			w.a.Clock.Advance(time.Minute)
+			w.a.Queue.Wake()
+			time.Sleep(50 * time.Millisecond)
+			w.a.Settle(t)
+		}
+		moved := w.chat(t, "", "hello there")
+		formed := w.chat(t, "", "hi, just looking around")
+		still := w.chat(t, "", "hello, what is this?")
+		sweep() // every conversation has a scored lead row now
+		for _, sid := range []string{moved, formed, still} {
+			w.chat(t, sid, "ok, thanks")
+		}
+		var hookErr error
+		var once sync.Once
+		lead.SetSweepBetween(func() {
+			once.Do(func() {
+				req := func(path, body string) {
+					r, _ := http.NewRequest("POST", w.a.URL+path, strings.NewReader(body))
+					r.Header.Set("Content-Type", "application/json")
+					r.Header.Set("X-Bot-Key", w.botKey)
+					res, err := w.a.Client.Do(r)
+					if err == nil {
+						res.Body.Close()
+						if res.StatusCode != 200 {
+							err = fmt.Errorf("%s: %d", path, res.StatusCode)
+						}
+					}
+					if err != nil && hookErr == nil {
+						hookErr = err
+					}
+				}
+				req("/chat", `{"session_id":"`+moved+`","message":"I'm the CEO. We have $80k budget approved and must launch within 2 weeks; our churn problem is urgent."}`)
+				req("/chat/lead-capture", `{"session_id":"`+formed+`","email":"ana@northwind.example","company":"Northwind"}`)
+			})
+		})
+		t.Cleanup(func() { lead.SetSweepBetween(nil) })
+		sweep()
+		if hookErr != nil {
+			t.Fatal(hookErr)
+		}
+		leads := map[string]map[string]any{}
+		for _, it := range w.a.Do(t, "GET", "/leads", nil, "X-API-Key", w.key).JSON(t)["items"].([]any) {
+			l := it.(map[string]any)
+			leads[l["session_id"].(string)] = l
+		}
+		if l := leads[moved]; l == nil || l["tier"] != "sql" {
+			t.Fatalf("the conversation that got a qualifying message meanwhile: %v", l)
+		}
+		if l := leads[still]; l == nil || l["tier"] != "unqualified" || l["messages"].(float64) != 4 {
+			t.Fatalf("the conversation nothing moved: %v", l)
+		}
+		// Every conversation's score is of all its messages: nothing is
+		// left for the next sweep.
+		var stale int
+		if err := store.Get(context.Background(), w.a.DB.Reader(), &stale, `SELECT COUNT(*) FROM chat_sessions s
+			JOIN leads l ON l.session_id = s.id WHERE l.scored_messages <> s.messages`); err != nil || stale != 0 {
+			t.Fatalf("leads scored on fewer messages than they have: %d %v", stale, err)
+		}
+		// The form counts in the score stored last, not the reading before it.
+		if r := w.a.Do(t, "GET", "/leads/"+formed, nil, "X-API-Key", w.key); !strings.Contains(string(r.Body), "lead form submitted") {
+			t.Fatalf("the conversation that filled the form meanwhile: %s", r.Body)
 		}
 	})
 }

@@ -74,24 +74,33 @@ func (s *Service) scoreTx(ctx context.Context, tx *sqlx.Tx, sess *session, r *ro
 	if err != nil {
 		return nil, err
 	}
-	res := score.Score(q, in)
-	if err := s.writeScore(ctx, tx, sess, r, res, scorerRules+"/"+res.Version, sess.Messages, now); err != nil {
+	if err := s.applyScore(ctx, tx, sess, r, score.Score(q, in), now); err != nil {
 		return nil, err
 	}
-	if s.refiner != nil {
-		ent, err := s.billing.Standing(ctx, sess.WorkspaceID)
-		if err != nil {
-			return nil, err
-		}
-		if ent.Require(billing.FeatureLeadIntelligence) == nil {
-			if _, err := s.queue.EnqueueTx(ctx, tx, jobs.NewJob{Kind: jobRefine, WorkspaceID: sess.WorkspaceID, BotID: sess.BotID,
-				Payload: refinePayload{SessionID: sess.ID, Messages: sess.Messages}, MaxAttempts: 2,
-				UniqueKey: fmt.Sprintf("%s:%d", jobRefine, sess.ID)}); err != nil {
-				return nil, err
-			}
-		}
-	}
 	return r, nil
+}
+
+// applyScore writes the rules' result of sess.Messages messages on r and,
+// when the workspace has lead_intelligence and a model is configured,
+// queues its refinement.
+func (s *Service) applyScore(ctx context.Context, tx *sqlx.Tx, sess *session, r *row, res score.Result, now time.Time) error {
+	if err := s.writeScore(ctx, tx, sess, r, res, scorerRules+"/"+res.Version, sess.Messages, now); err != nil {
+		return err
+	}
+	if s.refiner == nil {
+		return nil
+	}
+	ent, err := s.billing.Standing(ctx, sess.WorkspaceID)
+	if err != nil {
+		return err
+	}
+	if ent.Require(billing.FeatureLeadIntelligence) != nil {
+		return nil
+	}
+	_, err = s.queue.EnqueueTx(ctx, tx, jobs.NewJob{Kind: jobRefine, WorkspaceID: sess.WorkspaceID, BotID: sess.BotID,
+		Payload: refinePayload{SessionID: sess.ID, Messages: sess.Messages}, MaxAttempts: 2,
+		UniqueKey: fmt.Sprintf("%s:%d", jobRefine, sess.ID)})
+	return err
 }
 
 // writeScore stores a result on r and records the tier change, if any,
@@ -233,9 +242,35 @@ func (s *Service) sweepJob(ctx context.Context, j *jobs.Job) error {
 	return err
 }
 
+// sweepWrite is how many conversations the sweep reads and stores
+// together: enough to spare most of the statements and transaction per
+// conversation, few enough that the replies' writer never waits long.
+const sweepWrite = 64
+
+// sweepBetween, set by tests only, runs between the sweep's reading and its
+// writing of a chunk.
+var sweepBetween func()
+
+// swept is a conversation the sweep scored from what it read outside any
+// transaction: the row as it was (nil: none yet) and the result.
+type swept struct {
+	sess *session
+	seen *row
+	res  score.Result
+}
+
 // Sweep rescores up to one batch of conversations active since since whose
 // messages moved since they were last scored; it returns how many it
 // looked at.
+//
+// It reads and scores them a chunk at a time from the readers (a query
+// for the chunk's lead rows, one for their transcripts), then stores the
+// chunk's results in one short write transaction: on SQLite the scoring
+// never holds the single writer, and on PostgreSQL a conversation costs
+// two statements instead of eight. A result is stored only if nothing it
+// was computed from moved meanwhile (the message count and the row's
+// signals); otherwise the conversation is scored again inside the write
+// transaction, as a lone rescore would.
 func (s *Service) Sweep(ctx context.Context, since time.Time) (int, error) {
 	var due []session
 	err := store.Select(ctx, s.db.Reader(), &due, `SELECT s.id, s.public_id, s.workspace_id, s.bot_id, s.messages, s.preview,
@@ -246,13 +281,189 @@ func (s *Service) Sweep(ctx context.Context, since time.Time) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("lead: sweep: %w", err)
 	}
-	for i := range due {
-		if _, err := s.rescore(ctx, &due[i]); err != nil {
-			if ctx.Err() != nil {
-				return 0, ctx.Err()
+	quals := map[int64]bot.Qualification{}
+	for start := 0; start < len(due); start += sweepWrite {
+		chunk := due[start:min(start+sweepWrite, len(due))]
+		done, err := s.sweepRead(ctx, chunk, quals)
+		if err == nil {
+			if sweepBetween != nil {
+				sweepBetween()
 			}
-			s.log.WarnContext(ctx, "lead: rescoring failed", "session", due[i].ID, "err", err)
+			err = s.sweepWriteTx(ctx, done)
+		}
+		if err == nil {
+			continue
+		}
+		if ctx.Err() != nil {
+			return 0, ctx.Err()
+		}
+		// One conversation's failure must not cost the others theirs:
+		// each on its own, as a lone rescore.
+		s.log.WarnContext(ctx, "lead: sweep chunk failed; rescoring one by one", "err", err)
+		for i := range chunk {
+			if _, err := s.rescore(ctx, &chunk[i]); err != nil {
+				if ctx.Err() != nil {
+					return 0, ctx.Err()
+				}
+				s.log.WarnContext(ctx, "lead: rescoring failed", "session", chunk[i].ID, "err", err)
+			}
 		}
 	}
 	return len(due), nil
+}
+
+// sweptTurn is a message of one of the conversations the sweep reads.
+type sweptTurn struct {
+	SessionID int64 `db:"session_id"`
+	Turn
+}
+
+// sweepRead scores a chunk of due conversations from the readers; quals
+// caches the bots' qualification settings for the batch.
+func (s *Service) sweepRead(ctx context.Context, chunk []session, quals map[int64]bot.Qualification) ([]swept, error) {
+	ids := make([]any, len(chunk))
+	for i := range chunk {
+		ids[i] = chunk[i].ID
+	}
+	in, args := store.InList(ids)
+	var rows []row
+	if err := store.Select(ctx, s.db.Reader(), &rows, `SELECT `+rowColumns+` FROM leads l WHERE l.session_id IN (`+in+`)`,
+		args...); err != nil {
+		return nil, fmt.Errorf("lead: read: %w", err)
+	}
+	// The latest MaxTurns delivered messages of each, oldest first, as
+	// transcript reads them one conversation at a time.
+	var turns []sweptTurn
+	if err := store.Select(ctx, s.db.Reader(), &turns, `SELECT session_id, role, text, created_at FROM (
+		SELECT m.session_id, m.role, m.text, m.created_at, m.id,
+			ROW_NUMBER() OVER (PARTITION BY m.session_id ORDER BY m.id DESC) AS latest
+		FROM chat_messages m JOIN chat_sessions s ON s.id = m.session_id AND s.workspace_id = m.workspace_id
+		WHERE m.session_id IN (`+in+`) AND m.status = 'completed') t
+		WHERE latest <= ? ORDER BY session_id, id`, append(args, s.opts.MaxTurns)...); err != nil {
+		return nil, fmt.Errorf("lead: transcript: %w", err)
+	}
+	byRow := make(map[int64]*row, len(rows))
+	for i := range rows {
+		byRow[rows[i].SessionID] = &rows[i]
+	}
+	byTurns := make(map[int64][]score.Turn, len(chunk))
+	for _, t := range turns {
+		byTurns[t.SessionID] = append(byTurns[t.SessionID], score.Turn{Role: t.Role, Text: t.Text})
+	}
+	now := s.clock.Now()
+	out := make([]swept, 0, len(chunk))
+	for i := range chunk {
+		sess := &chunk[i]
+		q, ok := quals[sess.BotID]
+		if !ok {
+			var err error
+			if q, err = s.qualification(ctx, s.db.Reader(), sess.WorkspaceID, sess.BotID); err != nil {
+				return nil, err
+			}
+			quals[sess.BotID] = q
+		}
+		seen := byRow[sess.ID]
+		if seen != nil && seen.WorkspaceID != sess.WorkspaceID {
+			return nil, fmt.Errorf("lead: session %d: lead row of another workspace", sess.ID)
+		}
+		r := seen
+		if r == nil {
+			r = &row{} // what ensureRow creates: no signals, no contact
+		}
+		res := score.Score(q, score.Input{Transcript: byTurns[sess.ID], Signals: r.scoreSignals(), Now: now})
+		out = append(out, swept{sess: sess, seen: seen, res: res})
+	}
+	return out, nil
+}
+
+// sameInputs reports whether two readings of a lead row give the scorer
+// the same signals: the widget's observations, the contact details it
+// counts, and a booked meeting.
+func sameInputs(a, b *row) bool {
+	return a.Signals == b.Signals && (a.Email == nil) == (b.Email == nil) && (a.Phone == nil) == (b.Phone == nil) &&
+		(a.Company == nil) == (b.Company == nil) && (a.MeetingBookedAt == nil) == (b.MeetingBookedAt == nil)
+}
+
+// sweepWriteTx stores a chunk's results in one transaction: it creates the
+// lead rows still missing, locks and reads the chunk's rows and message
+// counts in a statement each, and stores each result whose inputs did not
+// move since they were read; one whose inputs moved is recomputed there.
+func (s *Service) sweepWriteTx(ctx context.Context, done []swept) error {
+	if len(done) == 0 {
+		return nil
+	}
+	return s.db.Tx(ctx, func(tx *sqlx.Tx) error {
+		now := s.clock.Now()
+		var missing []any
+		for _, sw := range done {
+			if sw.seen == nil {
+				missing = append(missing, sw.sess.ID, sw.sess.WorkspaceID, sw.sess.BotID, now, now)
+			}
+		}
+		created := map[int64]bool{}
+		if len(missing) > 0 {
+			var ids []int64
+			if err := store.Select(ctx, tx, &ids, `INSERT INTO leads (session_id, workspace_id, bot_id, created_at, updated_at)
+				VALUES `+store.Rows(len(missing)/5, 5)+` ON CONFLICT (session_id) DO NOTHING RETURNING session_id`,
+				missing...); err != nil {
+				return fmt.Errorf("lead: create: %w", err)
+			}
+			for _, id := range ids {
+				created[id] = true
+			}
+		}
+		ids := make([]any, len(done))
+		for i, sw := range done {
+			ids[i] = sw.sess.ID
+		}
+		in, args := store.InList(ids)
+		lock := ""
+		if s.db.Dialect() == store.Postgres {
+			lock = " FOR UPDATE"
+		}
+		var rows []row
+		if err := store.Select(ctx, tx, &rows, `SELECT `+rowColumns+` FROM leads l WHERE l.session_id IN (`+in+`)
+			ORDER BY l.session_id`+lock, args...); err != nil {
+			return fmt.Errorf("lead: read: %w", err)
+		}
+		var counts []struct {
+			ID       int64 `db:"id"`
+			Messages int   `db:"messages"`
+		}
+		if err := store.Select(ctx, tx, &counts, `SELECT id, messages FROM chat_sessions WHERE id IN (`+in+`)`,
+			args...); err != nil {
+			return fmt.Errorf("lead: session: %w", err)
+		}
+		cur := make(map[int64]*row, len(rows))
+		for i := range rows {
+			cur[rows[i].SessionID] = &rows[i]
+		}
+		messages := make(map[int64]int, len(counts))
+		for _, c := range counts {
+			messages[c.ID] = c.Messages
+		}
+		for _, sw := range done {
+			r := cur[sw.sess.ID]
+			m, ok := messages[sw.sess.ID]
+			if r == nil || !ok || r.WorkspaceID != sw.sess.WorkspaceID {
+				continue // the conversation was deleted meanwhile
+			}
+			same := m == sw.sess.Messages
+			if sw.seen == nil {
+				same = same && created[sw.sess.ID]
+			} else {
+				same = same && sameInputs(r, sw.seen)
+			}
+			if !same {
+				if _, err := s.scoreTx(ctx, tx, sw.sess, r, now); err != nil {
+					return err
+				}
+				continue
+			}
+			if err := s.applyScore(ctx, tx, sw.sess, r, sw.res, now); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
