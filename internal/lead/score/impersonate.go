@@ -1,6 +1,9 @@
 package score
 
-import "regexp"
+import (
+	"regexp"
+	"strings"
+)
 
 // A visitor turn written as a message of the system rather than of a
 // person is an instruction to the bot or the scorer, in every language,
@@ -22,6 +25,9 @@ var (
 func impersonationFindings(t *turnText, out []finding) []finding {
 	var seen map[int]bool
 	for _, re := range []*regexp.Regexp{roleMarker, fieldValue} {
+		if !mayMatch(re, t.text) {
+			continue
+		}
 		for _, m := range re.FindAllStringIndex(t.text, -1) {
 			si := sentenceAt(t, m[1]-1)
 			if si < 0 || seen[si] {
@@ -37,6 +43,34 @@ func impersonationFindings(t *turnText, out []finding) []finding {
 		}
 	}
 	return out
+}
+
+// roleMarkerWords are the words one of which every match of roleMarker holds
+// (case aside): the system-like roles, "role" and mode/modo/modus.
+var roleMarkerWords = []string{"syst", "sist", "admin", "developer", "assistant", "role", "mod"}
+
+// mayMatch is false only when re cannot match text, which is most turns:
+// fieldValue needs an '=', roleMarker one of roleMarkerWords. It spares running
+// the expressions, the costliest part of scoring a short conversation.
+// A long s ('ſ') folds to 's' under (?i) but not under strings.ToLower, so
+// a text with one is always handed to the expression.
+func mayMatch(re *regexp.Regexp, text string) bool {
+	switch re {
+	case fieldValue:
+		return strings.IndexByte(text, '=') >= 0
+	case roleMarker:
+		if strings.ContainsRune(text, 'ſ') {
+			return true
+		}
+		lower := strings.ToLower(text)
+		for _, w := range roleMarkerWords {
+			if strings.Contains(lower, w) {
+				return true
+			}
+		}
+		return false
+	}
+	return true
 }
 
 // sentenceAt is the index of the sentence holding byte pos of the turn,

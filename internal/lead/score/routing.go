@@ -224,18 +224,6 @@ var buyingChannels = setOfWords([]string{"email", "mail", "procurement", "purcha
 	// "please use the general contact form", "el formulario de contacto".
 	"form", "formulario", "formulaire", "kontaktformular", "formular"})
 
-// namesBuyingChannel: the sentence names such a channel ("vendor proposals
-// aap humari procurement team ko email kar sakte hain", "las propuestas de
-// proveedores van al área de compras").
-func namesBuyingChannel(toks []token, lo, hi int) bool {
-	for i := lo; i < hi; i++ {
-		if buyingChannels[toks[i].norm] {
-			return true
-		}
-	}
-	return false
-}
-
 // partnershipsPlural name partnership requests as a kind of mail a
 // business receives ("Parcerias são avaliadas pelo time de marketing",
 // "for partnerships, email...", "collaborations humari marketing team

@@ -523,7 +523,7 @@ func numberToken(lw string, start, end int, cont bool) (token, bool) {
 // or it repeats: "1.500.000"), a decimal one otherwise, except that
 // commas in English group digits ("1,50,000").
 func numberDigits(raw string, cont bool) string {
-	raw = strings.NewReplacer(" ", "", "\u00a0", "", "\u202f", "", "'", "", "’", "").Replace(raw)
+	raw = digitGroupMarks.Replace(raw)
 	dot, comma := strings.LastIndexByte(raw, '.'), strings.LastIndexByte(raw, ',')
 	switch {
 	case dot >= 0 && comma >= 0:
@@ -543,6 +543,10 @@ func numberDigits(raw string, cont bool) string {
 	}
 	return raw
 }
+
+// digitGroupMarks are the thousands separators numberDigits drops: spaces
+// (plain, no-break, narrow no-break) and apostrophes.
+var digitGroupMarks = strings.NewReplacer(" ", "", "\u00a0", "", "\u202f", "", "'", "", "’", "")
 
 // fuzzy corrects a token one edit away from a fuzzy anchor.
 func fuzzy(w string) (string, bool) {
