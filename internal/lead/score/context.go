@@ -120,9 +120,13 @@ type botContext struct {
 // asks reports whether the bot's questions used a word.
 func (c *botContext) asks(w string) bool { return contains(c.words, w) }
 
-func readBotTurn(text, lang string) botContext {
+// readBotTurnToks reads one bot turn: what its questions ask, whether it
+// stated a price, whether it turned something down and whether it offered a
+// trial. all and allSents are the whole turn's tokens, which the scorer's
+// other readings of a bot turn share.
+func readBotTurnToks(text, lang string, all []token, allSents []sentence) botContext {
 	var ctx botContext
-	ctx.offersTrial = offersTrial(text, lang)
+	ctx.offersTrial = offersTrialToks(all, allSents)
 	text = contextSentences(text)
 	if text == "" {
 		return ctx // nothing asked, no price, no apology: no context
@@ -192,8 +196,7 @@ var conditionWords = setOfWords([]string{"if", "once", "when", "cuando", "quando
 
 // offersTrial: a sentence of the bot turn offers something to try or to
 // have assessed, free or asked as a question.
-func offersTrial(text, lang string) bool {
-	toks, sents := tokenizeLang(text, lex, lang)
+func offersTrialToks(toks []token, sents []sentence) bool {
 	for _, s := range sents {
 		trial, free, conditional := false, false, false
 		for i := s.tokStart; i < s.tokEnd; i++ {

@@ -156,6 +156,11 @@ var (
 // sit in one sentence.
 func botRoutes(text, lang string) route {
 	toks, sents := tokenizeLang(text, lex, lang)
+	return botRoutesToks(text, toks, sents)
+}
+
+// botRoutesToks is botRoutes given the turn's tokens.
+func botRoutesToks(text string, toks []token, sents []sentence) route {
 	var r route
 	for _, s := range sents {
 		lo, hi := s.tokStart, s.tokEnd

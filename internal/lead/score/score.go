@@ -250,13 +250,15 @@ func analyse(in Input) *analysis {
 		turn := in.Transcript[idx]
 		text := cutText(turn.Text)
 		if !isVisitor(turn.Role) {
-			ctx := readBotTurn(text, a.lang)
-			k := botRoutes(text, a.lang)
+			// One tokenization of the bot's turn for its three readings.
+			toks, sents := tokenizeLang(text, lex, a.lang)
+			ctx := readBotTurnToks(text, a.lang, toks, sents)
+			k := botRoutesToks(text, toks, sents)
 			if k&^routeAsksRef != 0 && len(a.turns) > 0 {
 				a.routes = append(a.routes, routeMark{kind: k &^ routeAsksRef, visit: len(a.turns) - 1})
 			}
 			refAsked = k&routeAsksRef != 0
-			slots = offeredSlots(text, a.lang)
+			slots = offeredSlotsToks(toks, sents)
 			oneSlot = singleSlotOffer(slots)
 			if ctx.offScope {
 				for _, t := range block {

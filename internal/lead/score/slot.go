@@ -101,6 +101,11 @@ var (
 // Opening hours ("Tuesday and Thursday at 7 pm") offer nothing.
 func offeredSlots(text, lang string) map[string]bool {
 	toks, sents := tokenizeLang(text, lex, lang)
+	return offeredSlotsToks(toks, sents)
+}
+
+// offeredSlotsToks is offeredSlots given the turn's tokens.
+func offeredSlotsToks(toks []token, sents []sentence) map[string]bool {
 	asks := false
 	for _, s := range sents {
 		asks = asks || s.question
