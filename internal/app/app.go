@@ -182,6 +182,7 @@ func New(ctx context.Context, cfg config.Config, opts Options) (_ *App, err erro
 	}
 	jobOpts.Clock, jobOpts.Logger, jobOpts.Registerer = a.Clock, a.Log, a.Registry
 	a.Pool = jobs.NewPool(a.Queue, jobOpts)
+	jobs.RegisterPurge(a.Pool) // finished jobs are not kept forever
 
 	a.Billing, err = billing.NewService(billing.Deps{DB: a.DB, Queue: a.Queue, Clock: a.Clock, Logger: a.Log})
 	if err != nil {
@@ -409,6 +410,9 @@ func (a *App) Serve(ctx context.Context, ln net.Listener) error {
 	}
 	if err := a.Analytics.EnsureScheduled(ctx); err != nil {
 		return fmt.Errorf("app: schedule the analytics fold: %w", err)
+	}
+	if err := a.Queue.EnsurePurgeScheduled(ctx); err != nil {
+		return fmt.Errorf("app: schedule the purge of finished jobs: %w", err)
 	}
 	a.Pool.Start()
 	a.Webhooks.Start()
