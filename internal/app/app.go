@@ -36,6 +36,7 @@ import (
 	"concierge/internal/livechat"
 	"concierge/internal/mail"
 	"concierge/internal/operator"
+	"concierge/internal/outbox"
 	"concierge/internal/payment"
 	"concierge/internal/ratelimit"
 	"concierge/internal/retrieval"
@@ -182,7 +183,8 @@ func New(ctx context.Context, cfg config.Config, opts Options) (_ *App, err erro
 	}
 	jobOpts.Clock, jobOpts.Logger, jobOpts.Registerer = a.Clock, a.Log, a.Registry
 	a.Pool = jobs.NewPool(a.Queue, jobOpts)
-	jobs.RegisterPurge(a.Pool) // finished jobs are not kept forever
+	// Finished jobs and dispatched events are not kept forever.
+	jobs.RegisterPurge(a.Pool, outbox.Purger(a.DB, jobs.PurgeBatch))
 
 	a.Billing, err = billing.NewService(billing.Deps{DB: a.DB, Queue: a.Queue, Clock: a.Clock, Logger: a.Log})
 	if err != nil {

@@ -18,17 +18,24 @@ const (
 	KeepSucceeded = 7 * 24 * time.Hour
 	KeepFailed    = 30 * 24 * time.Hour // dead and cancelled
 
-	// purgeBatch bounds one DELETE, so that SQLite's single writer is never
-	// held long; purgeBatches bounds one run, which goes on at once when
+	// PurgeBatch bounds one DELETE, so that SQLite's single writer is never
+	// held long; PurgeBatches bounds one run, which goes on at once when
 	// more is left.
-	purgeBatch   = 5000
-	purgeBatches = 20
+	PurgeBatch   = 5000
+	PurgeBatches = 20
 )
 
-// RegisterPurge makes the pool run the purge job; EnsurePurgeScheduled
-// queues its first run.
-func RegisterPurge(p *Pool) {
-	p.Handle(KindPurge, p.queue.purgeJob, KindOptions{Timeout: 5 * time.Minute})
+// A Purger deletes up to one batch (at most PurgeBatch rows) of another
+// table's rows kept past their time as of now, and returns how many it
+// deleted: the purge job runs it beside its own.
+type Purger func(ctx context.Context, now time.Time) (int64, error)
+
+// RegisterPurge makes the pool run the purge job, for finished jobs and
+// what more purges; EnsurePurgeScheduled queues its first run.
+func RegisterPurge(p *Pool, more ...Purger) {
+	purgers := append([]Purger{p.queue.Purge}, more...)
+	p.Handle(KindPurge, func(ctx context.Context, _ *Job) error { return p.queue.purgeJob(ctx, purgers) },
+		KindOptions{Timeout: 5 * time.Minute})
 }
 
 // EnsurePurgeScheduled queues the purge unless a copy already waits (every
@@ -39,20 +46,22 @@ func (q *Queue) EnsurePurgeScheduled(ctx context.Context) error {
 	return err
 }
 
-func (q *Queue) purgeJob(ctx context.Context, _ *Job) error {
+func (q *Queue) purgeJob(ctx context.Context, purgers []Purger) error {
 	now := q.clock.Now()
 	next := now.Add(PurgeEvery)
-	for i := 0; ; i++ {
-		n, err := q.Purge(ctx, now)
-		if err != nil {
-			return err
-		}
-		if n < purgeBatch {
-			break
-		}
-		if i+1 == purgeBatches {
-			next = now // more left: the next run follows at once
-			break
+	for _, purge := range purgers {
+		for i := 0; ; i++ {
+			n, err := purge(ctx, now)
+			if err != nil {
+				return err
+			}
+			if n < PurgeBatch {
+				break
+			}
+			if i+1 == PurgeBatches {
+				next = now // more left: the next run follows at once
+				break
+			}
 		}
 	}
 	_, err := q.Enqueue(ctx, NewJob{Kind: KindPurge, UniqueKey: KindPurge, MaxAttempts: 3, RunAt: next})
@@ -64,7 +73,7 @@ func (q *Queue) purgeJob(ctx context.Context, _ *Job) error {
 func (q *Queue) Purge(ctx context.Context, now time.Time) (int64, error) {
 	n, err := store.Exec(ctx, q.db.Writer(), `DELETE FROM jobs WHERE id IN (SELECT id FROM jobs
 		WHERE (status = ? AND finished_at < ?) OR (status IN (?, ?) AND finished_at < ?) LIMIT ?)`,
-		StatusSucceeded, now.Add(-KeepSucceeded), StatusDead, StatusCancelled, now.Add(-KeepFailed), purgeBatch)
+		StatusSucceeded, now.Add(-KeepSucceeded), StatusDead, StatusCancelled, now.Add(-KeepFailed), PurgeBatch)
 	if err != nil {
 		return 0, fmt.Errorf("jobs: purge: %w", err)
 	}

@@ -163,6 +163,24 @@ func eventArgs(ev Event, now time.Time) ([]any, error) {
 	return []any{secret.OrderedToken("evt_", 16), ev.WorkspaceID, bot, ev.Type, string(payload), now.UTC()}, nil
 }
 
+// KeepDispatched is how long an event stays once the webhook dispatcher
+// has made it into messages, which carry their own copy of the payload.
+const KeepDispatched = 7 * 24 * time.Hour
+
+// Purger deletes up to limit events dispatched longer than KeepDispatched
+// before now (for the jobs package's purge job): without it the table
+// grows with every event of every workspace that listens.
+func Purger(db *store.DB, limit int) func(ctx context.Context, now time.Time) (int64, error) {
+	return func(ctx context.Context, now time.Time) (int64, error) {
+		n, err := store.Exec(ctx, db.Writer(), `DELETE FROM events WHERE id IN (SELECT id FROM events
+			WHERE dispatched_at IS NOT NULL AND dispatched_at < ? LIMIT ?)`, now.Add(-KeepDispatched), limit)
+		if err != nil {
+			return 0, fmt.Errorf("outbox: purge: %w", err)
+		}
+		return n, nil
+	}
+}
+
 // List returns a workspace's events, newest first (for tests and, later,
 // the webhook dispatcher's catch-up).
 func List(ctx context.Context, q store.Q, workspaceID int64, limit int) ([]Record, error) {
