@@ -52,7 +52,7 @@ type Source struct {
 	URL          string  `json:"url,omitempty"`
 	DocumentName string  `json:"document_name"`
 	Snippet      string  `json:"snippet"`
-	Score        float64 `json:"score"`
+	Score        float64 `json:"score" doc:"How well the passage matches the question, as the ranking weighed it (higher is better; comparable within one reply, not across bots or questions)."`
 }
 
 // Turn is one earlier message of the conversation.
@@ -450,9 +450,20 @@ func sourcesOf(hits []retrieval.Hit, cited []int) []Source {
 		}
 		seen[key] = true
 		out = append(out, Source{Title: h.Title, Heading: strings.Join(h.HeadingPath, " > "), URL: h.URL, DocumentName: h.DocumentName,
-			Snippet: snippet(h.Text, 240), Score: roundScore(h.Score)})
+			Snippet: snippet(h.Text, 240), Score: roundScore(sourceScore(h))})
 	}
 	return out
+}
+
+// sourceScore is what ranked the hit: the second stage's score when it
+// read the hit (so the sources' scores fall in the order they are listed,
+// and a passage only the embedding found does not show 0), BM25's
+// otherwise.
+func sourceScore(h retrieval.Hit) float64 {
+	if h.Evidence.Ranked {
+		return h.Evidence.Score
+	}
+	return h.Score
 }
 
 // pageOf is a URL without its fragment.

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"concierge/internal/retrieval"
 )
 
 // snippetReference is the first, simpler snippet: the one to agree with.
@@ -30,5 +32,24 @@ func TestSnippetAgreesWithReference(t *testing.T) {
 				t.Errorf("snippet(%q, %d) = %q, want %q", s, n, got, want)
 			}
 		}
+	}
+}
+
+// TestSourceScoresFollowTheRanking: a source's score is the one that ranked
+// it (the second stage's when it read the hits), so the listed order and
+// the scores agree, and a passage only the embedding found (BM25 score 0)
+// does not show 0; unread hits show BM25's.
+func TestSourceScoresFollowTheRanking(t *testing.T) {
+	hits := []retrieval.Hit{
+		{DocumentID: 1, Title: "Dense only", Text: "a", Score: 0, Evidence: retrieval.Evidence{Ranked: true, Score: 2.5}},
+		{DocumentID: 2, Title: "Keyword", Text: "b", Score: 14.2, Evidence: retrieval.Evidence{Ranked: true, Score: 2.1}},
+	}
+	got := sourcesOf(hits, nil)
+	if len(got) != 2 || got[0].Score != 2.5 || got[1].Score != 2.1 {
+		t.Fatalf("ranked sources: %+v", got)
+	}
+	unread := []retrieval.Hit{{DocumentID: 3, Title: "First stage only", Text: "c", Score: 9.87654}}
+	if got := sourcesOf(unread, nil); got[0].Score != 9.8765 {
+		t.Fatalf("unread source: %+v", got)
 	}
 }
