@@ -24,17 +24,8 @@ func BenchmarkRecordSignals(b *testing.B) {
 	const n = 500
 	for _, e := range testkit.Engines() {
 		b.Run(string(e), func(b *testing.B) {
-			if e == testkit.Postgres && testkit.PostgresAvailable() != nil {
-				b.Skip("PostgreSQL not available")
-			}
 			ctx := context.Background()
-			a := testkit.NewApp(b, e)
-			key, ws := a.Register(b, "signals@acme-corp.io")
-			r := a.Do(b, "POST", "/bots", map[string]any{"name": "Signals"}, "X-API-Key", key)
-			if r.Status != 201 {
-				b.Fatalf("bot: %d %s", r.Status, r.Body)
-			}
-			botID := int64(r.JSON(b)["bot_id"].(float64))
+			a, _, ws, botID, _ := benchBot(b, e, "signals@acme-corp.io", "Signals")
 			now := a.Clock.Now()
 			if err := a.DB.Tx(ctx, func(tx *sqlx.Tx) error {
 				for i := range n {
@@ -69,4 +60,22 @@ func BenchmarkRecordSignals(b *testing.B) {
 			}
 		})
 	}
+}
+
+// benchBot is a benchmark's app on engine e (skipped when PostgreSQL is
+// missing outside CI) with a workspace and one bot: the workspace's key and
+// id, the bot's id and key.
+func benchBot(b *testing.B, e testkit.Engine, email, name string) (*testkit.TestApp, string, int64, int64, string) {
+	b.Helper()
+	if e == testkit.Postgres && testkit.PostgresAvailable() != nil {
+		b.Skip("PostgreSQL not available")
+	}
+	a := testkit.NewApp(b, e)
+	key, ws := a.Register(b, email)
+	r := a.Do(b, "POST", "/bots", map[string]any{"name": name}, "X-API-Key", key)
+	if r.Status != 201 {
+		b.Fatalf("bot: %d %s", r.Status, r.Body)
+	}
+	out := r.JSON(b)
+	return a, key, ws, int64(out["bot_id"].(float64)), out["bot_key"].(string)
 }

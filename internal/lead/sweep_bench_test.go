@@ -19,20 +19,11 @@ func BenchmarkSweep(b *testing.B) {
 	const n = 500
 	for _, e := range testkit.Engines() {
 		b.Run(string(e), func(b *testing.B) {
-			if e == testkit.Postgres && testkit.PostgresAvailable() != nil {
-				b.Skip("PostgreSQL not available")
-			}
 			ctx := context.Background()
-			a := testkit.NewApp(b, e)
-			key, ws := a.Register(b, "sweep@acme-corp.io")
+			a, key, ws, botID, botKey := benchBot(b, e, "sweep@acme-corp.io", "Sweep")
 			if _, err := a.Billing.Grant(ctx, ws, 2*n, "bench-grant", "bench"); err != nil {
 				b.Fatal(err)
 			}
-			r := a.Do(b, "POST", "/bots", map[string]any{"name": "Sweep"}, "X-API-Key", key)
-			if r.Status != 201 {
-				b.Fatalf("bot: %d %s", r.Status, r.Body)
-			}
-			botID, botKey := int64(r.JSON(b)["bot_id"].(float64)), r.JSON(b)["bot_key"].(string)
 			if r := a.Upload(b, "/ingest", key, botID, testkit.File{Name: "product.md", Data: []byte(product)}); r.Status != 202 {
 				b.Fatalf("ingest: %d %s", r.Status, r.Body)
 			}
