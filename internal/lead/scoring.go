@@ -400,14 +400,17 @@ func (s *Service) sweepWriteTx(ctx context.Context, done []swept) error {
 				missing = append(missing, sw.sess.ID, sw.sess.WorkspaceID, sw.sess.BotID, now, now)
 			}
 		}
+		// In chunks of a power of two rows: a handful of statement texts,
+		// each prepared once, rather than one per count.
 		created := map[int64]bool{}
-		if len(missing) > 0 {
+		for _, n := range store.PowerChunks(len(missing)/5, sweepWrite) {
 			var ids []int64
 			if err := store.Select(ctx, tx, &ids, `INSERT INTO leads (session_id, workspace_id, bot_id, created_at, updated_at)
-				VALUES `+store.Rows(len(missing)/5, 5)+` ON CONFLICT (session_id) DO NOTHING RETURNING session_id`,
-				missing...); err != nil {
+				VALUES `+store.Rows(n, 5)+` ON CONFLICT (session_id) DO NOTHING RETURNING session_id`,
+				missing[:5*n]...); err != nil {
 				return fmt.Errorf("lead: create: %w", err)
 			}
+			missing = missing[5*n:]
 			for _, id := range ids {
 				created[id] = true
 			}
