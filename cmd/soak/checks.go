@@ -38,7 +38,7 @@ func (iv *invariant) info(format string, a ...any) {
 
 // recurring job kinds schedule their next run whenever they run: never
 // terminal by design. Every other job is one-shot and must end.
-var recurring = []string{"lead.sweep", "billing.monthly_grants", "knowledge.recrawl_scheduler", "analytics.fold"}
+var recurring = []string{"lead.sweep", "billing.monthly_grants", "knowledge.recrawl_scheduler", "analytics.fold", "jobs.purge"}
 
 // oneShot is the SQL condition of one-shot jobs.
 var oneShot = `kind NOT IN ('` + strings.Join(recurring, "', '") + `')`
