@@ -287,6 +287,10 @@ var conditional = map[string]bool{
 	score.RuleConflictRouted: true,
 }
 
+// onlyWhereFired is the test of a cap that refinement cannot make: the cap
+// applies again where the rules fired it, and nowhere else.
+func onlyWhereFired() (bool, []score.Evidence) { return false, nil }
+
 // unknownOverride reports a rule in base that refinement cannot honour.
 // A rule that made the lead unqualified is honoured as a disqualifier even
 // when this package does not know its name.
@@ -400,8 +404,9 @@ func rescore(r *score.Result, q bot.Qualification, in score.Input, base score.Re
 		}
 	}
 	// The conflict rule's cap reads the bot's routing and the visitor's
-	// words, which only score reads: it applies again where it fired.
-	capRule(score.RuleConflictRouted, "", th.MQL, func() (bool, []score.Evidence) { return false, nil })
+	// words, which only score reads: it applies again where it fired, and
+	// refinement never fires it anew.
+	capRule(score.RuleConflictRouted, "", th.MQL, onlyWhereFired)
 	capRule(score.RuleNotNow, reasonNotNow, th.SQL, func() (bool, []score.Evidence) {
 		for _, d := range r.Dimensions {
 			if d.Name == "timeline" && d.Status == score.StatusNegative {
